@@ -1,0 +1,41 @@
+// Delivery of a batch to the kernel, behind an interface so tests can
+// record batches and script the kernel's answers instead.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fastrestore/nft_batch.h"
+
+namespace fastrestore::nft {
+
+struct KernelError {
+  uint32_t seq = 0;    // sequence number of the refused message
+  int error = 0;       // positive errno
+  std::string message; // the kernel's extended-ack text, if any
+};
+
+class Transport {
+public:
+  virtual ~Transport() = default;
+  // Sends the whole batch with one sendmsg and returns every error the
+  // kernel reported for it (empty: committed).
+  virtual std::vector<KernelError> send(const Batch &batch) = 0;
+};
+
+// A NETLINK_NETFILTER socket whose buffers grow to fit each batch.
+// Throws Error when the socket cannot be opened.
+std::unique_ptr<Transport> make_netlink_transport();
+
+// Records every batch sent; answers with the errors queued in `replies`
+// (one vector per send, in order; none queued means success).
+class RecordingTransport : public Transport {
+public:
+  std::vector<KernelError> send(const Batch &batch) override;
+  std::vector<std::string> sent;                 // raw batch bytes
+  std::vector<std::vector<KernelError>> replies; // consumed front first
+};
+
+} // namespace fastrestore::nft

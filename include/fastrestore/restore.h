@@ -1,0 +1,42 @@
+// The restore driver: reads iptables-save text from a file descriptor line
+// by line, and commits every block when its COMMIT line arrives (so a
+// long-running process fed from a pipe applies each block at once).
+//
+// Stages per block: words -> IR (RestoreParser with XtParser) -> plan
+// (checks) -> batch -> one send. A failing block changes nothing in the
+// kernel; blocks committed before it stay, as with iptables-nft-restore.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+
+#include "fastrestore/ir.h"
+#include "fastrestore/nft_transport.h"
+
+namespace fastrestore {
+
+struct RestoreConfig {
+  Family family = Family::ipv4;
+  bool counters = false;  // -c
+  bool noflush = false;   // -n
+  bool test = false;      // -t: parse, check and build, send nothing
+  int verbose = 0;        // -v
+  std::string table;      // -T
+  std::string input_name; // file name for messages; empty for stdin
+};
+
+struct RestoreStats {
+  int blocks = 0;
+  uint64_t rules = 0;
+  uint64_t bytes_sent = 0;
+};
+
+// Returns the process exit status (0, or the failing class's status) after
+// printing diagnostics to `err`. A null transport is only allowed with
+// config.test.
+int run_restore(int fd, const RestoreConfig &config, nft::Transport *transport,
+                std::ostream &out, std::ostream &err,
+                RestoreStats *stats = nullptr);
+
+} // namespace fastrestore

@@ -1,0 +1,28 @@
+// The built-in tables and base chains of iptables-nft (ip and ip6 families):
+// names, netfilter hooks, priorities and chain types, as iptables-nft 1.8.9
+// registers them. Lookups are by name; absent entries return nullptr.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace fastrestore {
+
+struct BuiltinChain {
+  const char *name;
+  const char *type; // "filter", "nat" or "route"
+  uint32_t hook;    // NF_INET_*
+  int32_t prio;
+};
+
+struct BuiltinTable {
+  const char *name;
+  const BuiltinChain *chains;
+  int nchains;
+};
+
+const BuiltinTable *find_builtin_table(std::string_view name);
+const BuiltinChain *find_builtin_chain(const BuiltinTable &t,
+                                       std::string_view chain);
+
+} // namespace fastrestore

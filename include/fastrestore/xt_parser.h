@@ -1,0 +1,59 @@
+// Parsing of one rule line (-A/-I/-D/... with its matches and target)
+// through the installed libxtables plugins.
+//
+// The base options (-p -s -d -i -o -f -j -g -c and the commands) are handled
+// here; every other option goes to the plugin that registered it, through
+// libxtables' own option tables and getopt_long, so abbreviations,
+// inversions, defaults and error texts are those of iptables 1.8.9. The
+// result is a Command whose rules carry the plugins' binary blobs, so the
+// libxtables per-rule state is released before the next line is parsed.
+//
+// libxtables is process-global: only one XtParser may exist at a time.
+// Errors are thrown as fastrestore::Error with the line and the column range
+// of the word being parsed.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fastrestore/ir.h"
+#include "fastrestore/lexer.h"
+
+namespace fastrestore {
+
+// Answers "does the kernel support revision R of extension N?" for
+// libxtables. The default asks nf_tables over netlink, once per question.
+class RevisionProbe {
+public:
+  virtual ~RevisionProbe() = default;
+  // opt is one of IPT_SO_GET_REVISION_{MATCH,TARGET} / IP6T_...
+  virtual bool supported(const char *name, uint8_t rev, int opt) = 0;
+};
+
+std::unique_ptr<RevisionProbe> make_netlink_revision_probe();
+
+class XtParser {
+public:
+  XtParser(Family family, std::unique_ptr<RevisionProbe> probe);
+  ~XtParser();
+  XtParser(const XtParser &) = delete;
+  XtParser &operator=(const XtParser &) = delete;
+
+  // Parses the words of a rule line (after any [p:b] prefix) for `table`.
+  // `counters` carries the [p:b] prefix when --counters is in effect.
+  Command parse(const std::vector<Token> &words, const std::string &table,
+                int line, const std::string &source,
+                const std::pair<uint64_t, uint64_t> *counters);
+
+  // Tells libxtables a name is a chain, so -j NAME never tries to load a
+  // plugin of that name.
+  void announce_chain(const std::string &name);
+
+  Family family() const { return family_; }
+
+private:
+  Family family_;
+};
+
+} // namespace fastrestore

@@ -1,0 +1,40 @@
+#include <algorithm>
+#include <cstring>
+
+#include "fastrestore/nft_backend.h"
+
+namespace fastrestore::nft {
+
+void commit_batch(const Batch &batch, Transport &transport) {
+  std::vector<KernelError> errors = transport.send(batch);
+  if (errors.empty())
+    return;
+  std::sort(
+      errors.begin(), errors.end(),
+      [](const KernelError &a, const KernelError &b) { return a.seq < b.seq; });
+  std::vector<Diagnostic> diags;
+  for (const auto &e : errors) {
+    Diagnostic d;
+    d.code = ExitCode::kernel;
+    if (e.error == EPERM) {
+      d.message = "permission denied: changing the firewall needs "
+                  "CAP_NET_ADMIN (run as root)";
+      diags.assign(1, d);
+      break;
+    }
+    const MessageInfo *info = batch.info(e.seq);
+    std::string what = info != nullptr ? info->what : "transaction";
+    d.message = "kernel refused " + what + ": " + std::strerror(e.error);
+    if (!e.message.empty())
+      d.message += " (" + e.message + ")";
+    if (info != nullptr)
+      d.loc = info->loc;
+    diags.push_back(std::move(d));
+  }
+  Error err(diags.front());
+  for (size_t i = 1; i < diags.size(); ++i)
+    err.more().push_back(std::move(diags[i]));
+  throw err;
+}
+
+} // namespace fastrestore::nft

@@ -1,0 +1,136 @@
+#include "fastrestore/nft_transport.h"
+
+#include <libmnl/libmnl.h>
+#include <linux/netlink.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+namespace fastrestore::nft {
+namespace {
+
+class NetlinkTransport : public Transport {
+public:
+  NetlinkTransport() {
+    nl_ = mnl_socket_open(NETLINK_NETFILTER);
+    if (nl_ == nullptr || mnl_socket_bind(nl_, 0, MNL_SOCKET_AUTOPID) < 0) {
+      Diagnostic d;
+      d.message =
+          std::string("cannot open netlink socket: ") + std::strerror(errno);
+      d.code = ExitCode::kernel;
+      throw Error(std::move(d));
+    }
+    int on = 1;
+    mnl_socket_setsockopt(nl_, NETLINK_CAP_ACK, &on, sizeof(on));
+    mnl_socket_setsockopt(nl_, NETLINK_EXT_ACK, &on, sizeof(on));
+  }
+  ~NetlinkTransport() override { mnl_socket_close(nl_); }
+
+  std::vector<KernelError> send(const Batch &batch) override {
+    grow_buffers(batch);
+    int fd = mnl_socket_get_fd(nl_);
+    sockaddr_nl snl{};
+    snl.nl_family = AF_NETLINK;
+    iovec iov{const_cast<char *>(batch.data()), batch.size()};
+    msghdr msg{};
+    msg.msg_name = &snl;
+    msg.msg_namelen = sizeof(snl);
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    std::vector<KernelError> errors;
+    ssize_t sent;
+    do {
+      sent = sendmsg(fd, &msg, 0);
+    } while (sent < 0 && errno == EINTR);
+    if (sent < 0) {
+      errors.push_back({0, errno, "sendmsg failed"});
+      return errors;
+    }
+    // The kernel processes a batch inside sendmsg: every error it has to
+    // report is queued by now.
+    std::vector<char> buf(1 << 16);
+    for (;;) {
+      ssize_t n = recv(fd, buf.data(), buf.size(), MSG_DONTWAIT);
+      if (n < 0) {
+        if (errno == EINTR)
+          continue;
+        if (errno == ENOBUFS)
+          errors.push_back({0, ENOBUFS, "too many errors to report"});
+        break;
+      }
+      parse(buf.data(), static_cast<size_t>(n), errors);
+    }
+    return errors;
+  }
+
+private:
+  void grow_buffers(const Batch &batch) {
+    int want =
+        static_cast<int>(std::min<size_t>(batch.size() + (1 << 16), 1u << 30));
+    if (want > sndbuf_) {
+      if (mnl_socket_setsockopt(nl_, SO_SNDBUFFORCE, &want, sizeof(want)) < 0)
+        mnl_socket_setsockopt(nl_, SO_SNDBUF, &want, sizeof(want));
+      sndbuf_ = want;
+    }
+    // Room for one error per message (each queued error costs about 1 KiB
+    // of socket memory).
+    int rcv = static_cast<int>(
+        std::min<size_t>(batch.messages() * 1024 + (1 << 20), 1u << 30));
+    if (rcv > rcvbuf_) {
+      if (mnl_socket_setsockopt(nl_, SO_RCVBUFFORCE, &rcv, sizeof(rcv)) < 0)
+        mnl_socket_setsockopt(nl_, SO_RCVBUF, &rcv, sizeof(rcv));
+      rcvbuf_ = rcv;
+    }
+  }
+
+  static void parse(const char *buf, size_t len,
+                    std::vector<KernelError> &errors) {
+    auto *nlh = reinterpret_cast<const nlmsghdr *>(buf);
+    int rem = static_cast<int>(len);
+    for (; mnl_nlmsg_ok(nlh, rem); nlh = mnl_nlmsg_next(nlh, &rem)) {
+      if (nlh->nlmsg_type != NLMSG_ERROR)
+        continue;
+      auto *err = static_cast<const nlmsgerr *>(mnl_nlmsg_get_payload(nlh));
+      if (err->error == 0)
+        continue;
+      KernelError ke;
+      ke.seq = err->msg.nlmsg_seq;
+      ke.error = -err->error;
+      if (nlh->nlmsg_flags & NLM_F_ACK_TLVS) {
+        size_t off = sizeof(*err);
+        if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+          off += err->msg.nlmsg_len - sizeof(nlmsghdr);
+        auto *attr = reinterpret_cast<const nlattr *>(
+            static_cast<const char *>(mnl_nlmsg_get_payload(nlh)) + off);
+        int alen = static_cast<int>(mnl_nlmsg_get_payload_len(nlh) - off);
+        for (; mnl_attr_ok(attr, alen); attr = mnl_attr_next(attr)) {
+          if (mnl_attr_get_type(attr) == NLMSGERR_ATTR_MSG)
+            ke.message = mnl_attr_get_str(attr);
+        }
+      }
+      errors.push_back(std::move(ke));
+    }
+  }
+
+  mnl_socket *nl_ = nullptr;
+  int sndbuf_ = 0, rcvbuf_ = 0;
+};
+
+} // namespace
+
+std::unique_ptr<Transport> make_netlink_transport() {
+  return std::make_unique<NetlinkTransport>();
+}
+
+std::vector<KernelError> RecordingTransport::send(const Batch &batch) {
+  sent.emplace_back(batch.data(), batch.size());
+  if (replies.empty())
+    return {};
+  auto r = std::move(replies.front());
+  replies.erase(replies.begin());
+  return r;
+}
+
+} // namespace fastrestore::nft

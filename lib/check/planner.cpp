@@ -1,0 +1,303 @@
+#include <linux/netfilter.h>
+
+#include <algorithm>
+
+#include "fastrestore/plan.h"
+
+namespace fastrestore {
+namespace {
+
+[[noreturn]] void fail(const Location &loc, std::string msg, ExitCode code) {
+  Diagnostic d;
+  d.loc = loc;
+  d.message = std::move(msg);
+  d.code = code;
+  throw Error(std::move(d));
+}
+
+// iptables-nft-restore reports model errors as "line N failed: <reason>".
+[[noreturn]] void line_failed(const Location &loc, const std::string &reason) {
+  fail(loc, reason, ExitCode::format);
+}
+
+bool same_blob(const XtBlob &a, const XtBlob &b) {
+  return a.name == b.name && a.revision == b.revision && a.data == b.data;
+}
+
+// Rule identity for -D and -C: everything but counters and location.
+bool same_rule(const Rule &a, const Rule &b) {
+  if (a.iniface != b.iniface || a.outiface != b.outiface ||
+      a.inv_iniface != b.inv_iniface || a.inv_outiface != b.inv_outiface ||
+      a.proto != b.proto || a.inv_proto != b.inv_proto || a.src != b.src ||
+      a.smsk != b.smsk || a.dst != b.dst || a.dmsk != b.dmsk ||
+      a.inv_src != b.inv_src || a.inv_dst != b.inv_dst || a.frag != b.frag ||
+      a.inv_frag != b.inv_frag || a.verdict != b.verdict ||
+      a.jump_chain != b.jump_chain || a.matches.size() != b.matches.size() ||
+      a.target.has_value() != b.target.has_value())
+    return false;
+  for (size_t i = 0; i < a.matches.size(); ++i)
+    if (!same_blob(a.matches[i], b.matches[i]))
+      return false;
+  return !a.target || same_blob(*a.target, *b.target);
+}
+
+uint32_t policy_value(const std::string &p) {
+  return p == "DROP" ? NF_DROP : NF_ACCEPT;
+}
+
+// The model of a table being replaced.
+class TableModel {
+public:
+  TableModel(const BuiltinTable &t, bool counters)
+      : table_(t), counters_(counters) {}
+
+  PlannedChain *find(const std::string &name) {
+    for (auto &c : chains_)
+      if (c.name == name)
+        return &c;
+    return nullptr;
+  }
+
+  // A base chain comes into existence when first declared or used.
+  PlannedChain *find_or_create_builtin(const std::string &name,
+                                       const Location &loc) {
+    if (PlannedChain *c = find(name))
+      return c;
+    const BuiltinChain *b = find_builtin_chain(table_, name);
+    if (b == nullptr)
+      return nullptr;
+    PlannedChain c;
+    c.loc = loc;
+    c.name = name;
+    c.builtin = b;
+    chains_.push_back(std::move(c));
+    return &chains_.back();
+  }
+
+  PlannedChain &chain_for_rule(const Command &cmd) {
+    PlannedChain *c = find_or_create_builtin(cmd.chain, cmd.loc);
+    if (c == nullptr)
+      line_failed(cmd.loc, "No chain/target/match by that name.");
+    return *c;
+  }
+
+  void declare(const ChainDecl &d) {
+    if (d.builtin) {
+      PlannedChain *c = find_or_create_builtin(d.name, d.loc);
+      if (d.policy != "-")
+        c->policy = policy_value(d.policy);
+      if (counters_) {
+        c->counters = true;
+        c->packets = d.packets;
+        c->bytes = d.bytes;
+      }
+      return;
+    }
+    if (PlannedChain *c = find(d.name)) {
+      c->rules.clear(); // redeclaring a user chain flushes it
+      return;
+    }
+    PlannedChain c;
+    c.loc = d.loc;
+    c.name = d.name;
+    chains_.push_back(std::move(c));
+  }
+
+  void apply(const Command &cmd) {
+    switch (cmd.kind) {
+    case CommandKind::append: {
+      PlannedChain &c = chain_for_rule(cmd);
+      for (const auto &r : cmd.rules)
+        c.rules.push_back(r);
+      break;
+    }
+    case CommandKind::insert: {
+      PlannedChain &c = chain_for_rule(cmd);
+      if (cmd.rulenum > c.rules.size() + 1)
+        line_failed(cmd.loc, "Index of insertion too big.");
+      c.rules.insert(c.rules.begin() + (cmd.rulenum - 1), cmd.rules.begin(),
+                     cmd.rules.end());
+      break;
+    }
+    case CommandKind::remove:
+    case CommandKind::check: {
+      PlannedChain &c = chain_for_rule(cmd);
+      for (const auto &r : cmd.rules) {
+        auto it = std::find_if(c.rules.begin(), c.rules.end(),
+                               [&](const Rule &x) { return same_rule(x, r); });
+        if (it == c.rules.end())
+          line_failed(cmd.loc,
+                      "Bad rule (does a matching rule exist in that chain?).");
+        if (cmd.kind == CommandKind::remove)
+          c.rules.erase(it);
+      }
+      break;
+    }
+    case CommandKind::remove_num: {
+      PlannedChain &c = chain_for_rule(cmd);
+      if (cmd.rulenum > c.rules.size())
+        line_failed(cmd.loc, "Index of deletion too big.");
+      c.rules.erase(c.rules.begin() + (cmd.rulenum - 1));
+      break;
+    }
+    case CommandKind::replace: {
+      PlannedChain &c = chain_for_rule(cmd);
+      if (cmd.rulenum > c.rules.size())
+        line_failed(cmd.loc, "Index of replacement too big.");
+      c.rules[cmd.rulenum - 1] = cmd.rules.front();
+      break;
+    }
+    case CommandKind::flush:
+    case CommandKind::zero:
+      for_chains(cmd, [&](PlannedChain &c) {
+        if (cmd.kind == CommandKind::flush) {
+          c.rules.clear();
+          return;
+        }
+        for (auto &r : c.rules)
+          r.packets = r.bytes = 0;
+        if (c.builtin)
+          c.packets = c.bytes = 0;
+      });
+      break;
+    case CommandKind::new_chain:
+      if (find(cmd.chain) || find_builtin_chain(table_, cmd.chain))
+        line_failed(cmd.loc, "Chain already exists.");
+      chains_.push_back(PlannedChain{cmd.loc, cmd.chain});
+      break;
+    case CommandKind::delete_chain:
+      delete_chains(cmd);
+      break;
+    case CommandKind::rename_chain:
+      rename(cmd);
+      break;
+    case CommandKind::policy: {
+      if (find_builtin_chain(table_, cmd.chain) == nullptr)
+        line_failed(cmd.loc, "Bad built-in chain name.");
+      if (cmd.arg != "ACCEPT" && cmd.arg != "DROP")
+        line_failed(cmd.loc, "Bad policy name.");
+      find_or_create_builtin(cmd.chain, cmd.loc)->policy =
+          policy_value(cmd.arg);
+      break;
+    }
+    case CommandKind::none:
+      break;
+    }
+  }
+
+  // Jumps must name a chain of the final table (base chains are left to the
+  // kernel, which refuses them).
+  void check_jumps() const {
+    for (const auto &c : chains_)
+      for (const auto &r : c.rules)
+        if ((r.verdict == Verdict::jump || r.verdict == Verdict::go) &&
+            find_builtin_chain(table_, r.jump_chain) == nullptr &&
+            std::none_of(
+                chains_.begin(), chains_.end(),
+                [&](const PlannedChain &x) { return x.name == r.jump_chain; }))
+          fail(r.loc, "Chain '" + r.jump_chain + "' does not exist",
+               ExitCode::parameter);
+  }
+
+  std::vector<PlannedChain> take() { return std::move(chains_); }
+
+private:
+  template <class F> void for_chains(const Command &cmd, F f) {
+    if (cmd.chain.empty()) {
+      for (auto &c : chains_)
+        f(c);
+      return;
+    }
+    PlannedChain *c = find(cmd.chain);
+    if (c == nullptr)
+      line_failed(cmd.loc, "No chain/target/match by that name.");
+    f(*c);
+  }
+
+  bool referenced(const std::string &name) const {
+    for (const auto &c : chains_)
+      for (const auto &r : c.rules)
+        if ((r.verdict == Verdict::jump || r.verdict == Verdict::go) &&
+            r.jump_chain == name)
+          return true;
+    return false;
+  }
+
+  void delete_chains(const Command &cmd) {
+    if (cmd.chain.empty()) {
+      // Every user chain; refused like the kernel refuses a busy chain.
+      for (const auto &c : chains_)
+        if (!c.builtin && (!c.rules.empty() || referenced(c.name)))
+          busy(cmd, c.name);
+      chains_.erase(std::remove_if(chains_.begin(), chains_.end(),
+                                   [](const PlannedChain &c) {
+                                     return c.builtin == nullptr;
+                                   }),
+                    chains_.end());
+      return;
+    }
+    if (find_builtin_chain(table_, cmd.chain))
+      line_failed(cmd.loc, "Cannot delete built-in chain.");
+    PlannedChain *c = find(cmd.chain);
+    if (c == nullptr)
+      line_failed(cmd.loc, "No chain/target/match by that name.");
+    if (!c->rules.empty() || referenced(cmd.chain))
+      busy(cmd, cmd.chain);
+    chains_.erase(chains_.begin() + (c - chains_.data()));
+  }
+
+  [[noreturn]] void busy(const Command &cmd, const std::string &chain) {
+    fail(cmd.loc, "CHAIN_DEL failed (Device or resource busy): chain " + chain,
+         ExitCode::kernel);
+  }
+
+  void rename(const Command &cmd) {
+    PlannedChain *c = find(cmd.chain);
+    if (c == nullptr || c->builtin)
+      line_failed(cmd.loc, "No chain/target/match by that name.");
+    if (find(cmd.arg) || find_builtin_chain(table_, cmd.arg))
+      line_failed(cmd.loc, "File exists.");
+    c->name = cmd.arg;
+    for (auto &x : chains_)
+      for (auto &r : x.rules)
+        if ((r.verdict == Verdict::jump || r.verdict == Verdict::go) &&
+            r.jump_chain == cmd.chain)
+          r.jump_chain = cmd.arg;
+  }
+
+  const BuiltinTable &table_;
+  bool counters_;
+  std::vector<PlannedChain> chains_;
+};
+
+Plan plan_replace(const Block &block, const BuiltinTable &t, bool counters) {
+  TableModel model(t, counters);
+  for (const auto &e : block.entries) {
+    if (e.decl)
+      model.declare(*e.decl);
+    else
+      model.apply(*e.cmd);
+  }
+  model.check_jumps();
+  Plan plan;
+  plan.table = block.table;
+  plan.loc = block.loc;
+  plan.replace = true;
+  plan.chains = model.take();
+  return plan;
+}
+
+} // namespace
+
+Plan plan_noflush(const Block &block, const BuiltinTable &t, bool counters);
+
+Plan plan_block(const Block &block, bool noflush, bool counters) {
+  const BuiltinTable *t = find_builtin_table(block.table);
+  if (t == nullptr)
+    fail(block.loc, "table name '" + block.table + "' invalid",
+         ExitCode::parameter);
+  return noflush ? plan_noflush(block, *t, counters)
+                 : plan_replace(block, *t, counters);
+}
+
+} // namespace fastrestore

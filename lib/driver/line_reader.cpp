@@ -1,0 +1,67 @@
+#include "line_reader.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "fastrestore/diagnostic.h"
+
+namespace fastrestore {
+
+bool LineReader::next(std::string_view &line) {
+  if (long_line_used_) {
+    long_line_.clear();
+    long_line_used_ = false;
+  }
+  for (;;) {
+    const char *start = buf_.data() + begin_;
+    const void *nl = std::memchr(start, '\n', end_ - begin_);
+    if (nl != nullptr) {
+      size_t len = static_cast<const char *>(nl) - start;
+      begin_ += len + 1;
+      if (!long_line_.empty()) {
+        long_line_.append(start, len);
+        line = long_line_;
+        long_line_used_ = true;
+        return true;
+      }
+      line = std::string_view(start, len);
+      return true;
+    }
+    if (eof_) {
+      if (begin_ == end_ && long_line_.empty())
+        return false;
+      long_line_.append(start, end_ - begin_);
+      begin_ = end_;
+      line = long_line_;
+      long_line_used_ = true;
+      return true;
+    }
+    // Keep the partial line: move it to the front, or spill it when a
+    // single line fills the whole buffer.
+    if (begin_ > 0) {
+      std::memmove(buf_.data(), start, end_ - begin_);
+      end_ -= begin_;
+      begin_ = 0;
+    } else if (end_ == buf_.size()) {
+      long_line_.append(buf_.data(), end_);
+      begin_ = end_ = 0;
+    }
+    ssize_t n;
+    do {
+      n = read(fd_, buf_.data() + end_, buf_.size() - end_);
+    } while (n < 0 && errno == EINTR);
+    if (n < 0) {
+      Diagnostic d;
+      d.message = std::string("read error: ") + std::strerror(errno);
+      d.code = ExitCode::format;
+      throw Error(std::move(d));
+    }
+    if (n == 0)
+      eof_ = true;
+    end_ += static_cast<size_t>(n);
+  }
+}
+
+} // namespace fastrestore

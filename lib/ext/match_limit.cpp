@@ -1,0 +1,44 @@
+// limit match: a native limit expression in packets per the coarsest unit
+// that represents the rate exactly (the conversion iptables-nft uses).
+#include <cstdio> // libnftnl headers need FILE
+#include <libnftnl/expr.h>
+#include <linux/netfilter/nf_tables.h>
+#include <linux/netfilter/xt_limit.h>
+
+#include <cstring>
+#include <new>
+
+#include "fastrestore/ext.h"
+
+namespace fastrestore {
+
+bool lower_match_limit(const XtBlob &m, const LowerCtx &ctx) {
+  xt_rateinfo info{};
+  if (m.data.size() < offsetof(xt_rateinfo, prev))
+    return false;
+  std::memcpy(&info, m.data.data(), std::min(m.data.size(), sizeof(info)));
+  if (info.avg == 0)
+    return false;
+  static const uint32_t mult[] = {
+      XT_LIMIT_SCALE * 24 * 60 * 60, // day
+      XT_LIMIT_SCALE * 60 * 60,      // hour
+      XT_LIMIT_SCALE * 60,           // minute
+      XT_LIMIT_SCALE,                // second
+  };
+  size_t i = 1;
+  for (; i < sizeof(mult) / sizeof(mult[0]); ++i)
+    if (info.avg > mult[i] || mult[i] / info.avg < mult[i] % info.avg)
+      break;
+  nftnl_expr *e = nftnl_expr_alloc("limit");
+  if (e == nullptr)
+    throw std::bad_alloc();
+  nftnl_expr_set_u32(e, NFTNL_EXPR_LIMIT_TYPE, NFT_LIMIT_PKTS);
+  nftnl_expr_set_u32(e, NFTNL_EXPR_LIMIT_FLAGS, 0);
+  nftnl_expr_set_u64(e, NFTNL_EXPR_LIMIT_RATE, mult[i - 1] / info.avg);
+  nftnl_expr_set_u64(e, NFTNL_EXPR_LIMIT_UNIT, mult[i - 1] / XT_LIMIT_SCALE);
+  nftnl_expr_set_u32(e, NFTNL_EXPR_LIMIT_BURST, info.burst);
+  nftnl_rule_add_expr(ctx.rule, e);
+  return true;
+}
+
+} // namespace fastrestore

@@ -1,0 +1,25 @@
+// mark match (revision 1): meta mark, an optional mask, cmp.
+#include <linux/netfilter/nf_tables.h>
+#include <linux/netfilter/xt_mark.h>
+
+#include <cstring>
+
+#include "fastrestore/ext.h"
+#include "fastrestore/nft_expr.h"
+
+namespace fastrestore {
+
+bool lower_match_mark(const XtBlob &m, const LowerCtx &ctx) {
+  xt_mark_mtinfo1 info{};
+  if (m.revision != 1 || m.data.size() < sizeof(info))
+    return false;
+  std::memcpy(&info, m.data.data(), sizeof(info));
+  nft::add_meta(ctx.rule, NFT_META_MARK);
+  if (info.mask != 0xffffffff)
+    nft::add_bitwise(ctx.rule, &info.mask, sizeof(info.mask));
+  nft::add_cmp(ctx.rule, info.invert ? NFT_CMP_NEQ : NFT_CMP_EQ, &info.mark,
+               sizeof(info.mark));
+  return true;
+}
+
+} // namespace fastrestore

@@ -1,0 +1,40 @@
+// tcp match: ports and flags as payload/bitwise/cmp, the option and other
+// inversions through compat (as iptables-nft does).
+#include <linux/netfilter/nf_tables.h>
+#include <linux/netfilter/xt_tcpudp.h>
+#include <netinet/in.h>
+
+#include <cstring>
+
+#include "fastrestore/ext.h"
+#include "fastrestore/nft_expr.h"
+
+namespace fastrestore {
+
+bool lower_match_tcp(const XtBlob &m, const LowerCtx &ctx) {
+  xt_tcp tcp{};
+  if (m.data.size() < sizeof(tcp))
+    return false;
+  std::memcpy(&tcp, m.data.data(), sizeof(tcp));
+  constexpr uint8_t supported =
+      XT_TCP_INV_SRCPT | XT_TCP_INV_DSTPT | XT_TCP_INV_FLAGS;
+  xt_tcp zero{};
+  zero.spts[1] = zero.dpts[1] = 0xffff;
+  if ((tcp.invflags & ~supported) || tcp.option ||
+      std::memcmp(&tcp, &zero, sizeof(tcp)) == 0)
+    return false;
+  if (ctx.compat_proto != IPPROTO_TCP)
+    lowering_error(ctx, "TCP match requires '-p tcp'");
+  if (tcp.flg_mask) {
+    nft::add_payload(ctx.rule, NFT_PAYLOAD_TRANSPORT_HEADER, 13, 1);
+    nft::add_bitwise(ctx.rule, &tcp.flg_mask, 1);
+    nft::add_cmp(ctx.rule,
+                 (tcp.invflags & XT_TCP_INV_FLAGS) ? NFT_CMP_NEQ : NFT_CMP_EQ,
+                 &tcp.flg_cmp, 1);
+  }
+  lower_ports(ctx, tcp.spts, tcp.invflags & XT_TCP_INV_SRCPT, tcp.dpts,
+              tcp.invflags & XT_TCP_INV_DSTPT);
+  return true;
+}
+
+} // namespace fastrestore

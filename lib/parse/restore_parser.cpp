@@ -1,0 +1,200 @@
+#include "fastrestore/restore_parser.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+
+#include "fastrestore/lexer.h"
+#include "fastrestore/tables.h"
+
+namespace fastrestore {
+namespace {
+
+[[noreturn]] void fail(int lineno, std::string_view source, std::string msg,
+                       ExitCode code, int col_begin = 0, int col_end = 0) {
+  Diagnostic d;
+  d.loc = Location{lineno, col_begin, col_end};
+  d.message = std::move(msg);
+  d.code = code;
+  d.source = std::string(source);
+  throw Error(std::move(d));
+}
+
+// The next word separated by blanks, as strtok(" \t\n") finds it.
+std::string_view next_word(std::string_view s, size_t &pos, int &col) {
+  while (pos < s.size() && (s[pos] == ' ' || s[pos] == '\t'))
+    ++pos;
+  size_t start = pos;
+  while (pos < s.size() && s[pos] != ' ' && s[pos] != '\t')
+    ++pos;
+  col = static_cast<int>(start) + 1;
+  return s.substr(start, pos - start);
+}
+
+bool parse_counter_pair(std::string_view s, uint64_t &p, uint64_t &b) {
+  std::string tmp(s);
+  unsigned long long pp, bb;
+  if (sscanf(tmp.c_str(), "[%llu:%llu]", &pp, &bb) != 2)
+    return false;
+  p = pp;
+  b = bb;
+  return true;
+}
+
+} // namespace
+
+RestoreParser::RestoreParser(XtParser &xt, ParseOptions opts,
+                             CommitFn on_commit)
+    : xt_(xt), opts_(std::move(opts)), on_commit_(std::move(on_commit)) {}
+
+void RestoreParser::feed(std::string_view line, int lineno) {
+  if (line.empty() || line[0] == '#')
+    return;
+  if (block_ && line.substr(0, 6) == "COMMIT" && line.size() == 6) {
+    block_->commit_loc = Location{lineno, 1, 6};
+    Block b = std::move(*block_);
+    block_.reset();
+    on_commit_(std::move(b));
+    return;
+  }
+  if (line[0] == '*' && !block_) {
+    begin_table(line, lineno);
+    return;
+  }
+  if (skipping_) {
+    if (line == "COMMIT")
+      skipping_ = false;
+    return;
+  }
+  if (line[0] == ':' && block_) {
+    chain_line(line, lineno);
+    return;
+  }
+  if (block_) {
+    rule_line(line, lineno);
+    return;
+  }
+  fail(lineno, line, "line is outside a table block (expected *TABLE)",
+       ExitCode::format, 1, static_cast<int>(line.size()));
+}
+
+void RestoreParser::finish(int lines) {
+  if (block_)
+    fail(lines + 1, {},
+         "COMMIT expected at line " + std::to_string(lines + 1) + " (table " +
+             block_->table + " opened at line " +
+             std::to_string(block_->loc.line) + ")",
+         ExitCode::format);
+}
+
+void RestoreParser::begin_table(std::string_view line, int lineno) {
+  size_t pos = 1;
+  int col = 0;
+  std::string_view name = next_word(line, pos, col);
+  if (name.empty())
+    fail(lineno, line, "table name invalid", ExitCode::parameter, 1, 1);
+  if (find_builtin_table(name) == nullptr)
+    fail(lineno, line, "table name '" + std::string(name) + "' invalid",
+         ExitCode::parameter, col, col + static_cast<int>(name.size()) - 1);
+  if (!opts_.only_table.empty() && name != opts_.only_table) {
+    skipping_ = true;
+    return;
+  }
+  Block b;
+  b.loc = Location{lineno, col, col + static_cast<int>(name.size()) - 1};
+  b.table = std::string(name);
+  block_ = std::move(b);
+}
+
+void RestoreParser::chain_line(std::string_view line, int lineno) {
+  size_t pos = 1;
+  int col = 0, pcol = 0, ccol = 0;
+  std::string_view name = next_word(line, pos, col);
+  int name_end = col + static_cast<int>(name.size()) - 1;
+  if (name.empty())
+    fail(lineno, line, "chain name invalid", ExitCode::parameter, 1, 1);
+  if (name.size() >= 29)
+    fail(lineno, line,
+         "chain name `" + std::string(name) +
+             "' too long (must be under 29 chars)",
+         ExitCode::parameter, col, name_end);
+  if (name[0] == '-' || name[0] == '!')
+    fail(lineno, line,
+         std::string("chain name not allowed to start with `") + name[0] + "'",
+         ExitCode::parameter, col, name_end);
+  std::string_view policy = next_word(line, pos, pcol);
+  if (policy.empty())
+    fail(lineno, line, "policy invalid", ExitCode::parameter, col, name_end);
+
+  ChainDecl d;
+  d.loc = Location{lineno, col, name_end};
+  d.name = std::string(name);
+  d.policy = std::string(policy);
+  const BuiltinTable *t = find_builtin_table(block_->table);
+  d.builtin = find_builtin_chain(*t, name) != nullptr;
+  if (d.builtin) {
+    if (policy != "ACCEPT" && policy != "DROP" && policy != "-")
+      fail(lineno, line, "Bad policy name `" + d.policy + "'", ExitCode::format,
+           pcol, pcol + static_cast<int>(policy.size()) - 1);
+    if (opts_.counters) {
+      std::string_view ctrs = next_word(line, pos, ccol);
+      if (ctrs.empty() || !parse_counter_pair(ctrs, d.packets, d.bytes))
+        fail(lineno, line, "invalid policy counters for chain '" + d.name + "'",
+             ExitCode::parameter, ccol,
+             ccol + static_cast<int>(ctrs.size()) - (ctrs.empty() ? 0 : 1));
+    }
+  } else {
+    xt_.announce_chain(d.name);
+  }
+  block_->entries.push_back({std::move(d), std::nullopt});
+}
+
+void RestoreParser::rule_line(std::string_view line, int lineno) {
+  std::string_view rest = line;
+  int offset = 0;
+  std::pair<uint64_t, uint64_t> ctr{0, 0};
+  bool have_ctr = false;
+  if (!rest.empty() && rest[0] == '[') {
+    size_t close = rest.find(']');
+    if (close == std::string_view::npos)
+      fail(lineno, line, "Bad line " + std::to_string(lineno) + ": need ]",
+           ExitCode::parameter, 1, static_cast<int>(line.size()));
+    std::string_view inner = rest.substr(1, close - 1);
+    size_t colon = inner.find(':');
+    if (colon == std::string_view::npos || colon == 0)
+      fail(lineno, line, "Bad line " + std::to_string(lineno) + ": need :",
+           ExitCode::parameter, 1, static_cast<int>(close) + 1);
+    if (colon + 1 >= inner.size())
+      fail(lineno, line, "Bad line " + std::to_string(lineno) + ": need ]",
+           ExitCode::parameter, 1, static_cast<int>(close) + 1);
+    if (opts_.counters) {
+      std::string p(inner.substr(0, colon)), b(inner.substr(colon + 1));
+      unsigned long long pp = 0, bb = 0;
+      if (sscanf(p.c_str(), "%llu", &pp) != 1)
+        fail(lineno, line, "-c packet counter not numeric", ExitCode::parameter,
+             2, static_cast<int>(colon) + 1);
+      if (sscanf(b.c_str(), "%llu", &bb) != 1)
+        fail(lineno, line, "-c byte counter not numeric", ExitCode::parameter,
+             static_cast<int>(colon) + 3, static_cast<int>(close));
+      ctr = {pp, bb};
+      have_ctr = true;
+    }
+    offset = static_cast<int>(close) + 1;
+    rest = rest.substr(close + 1);
+  }
+  LexResult lex = split_words(rest);
+  if (!lex.error.empty())
+    fail(lineno, line, lex.error, ExitCode::parameter, lex.error_col + offset,
+         static_cast<int>(line.size()));
+  for (auto &t : lex.tokens) {
+    t.col_begin += offset;
+    t.col_end += offset;
+  }
+  Command cmd = xt_.parse(lex.tokens, block_->table, lineno, std::string(line),
+                          have_ctr ? &ctr : nullptr);
+  if (cmd.kind == CommandKind::none)
+    return;
+  block_->entries.push_back({std::nullopt, std::move(cmd)});
+}
+
+} // namespace fastrestore

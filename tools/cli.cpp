@@ -1,0 +1,159 @@
+#include "fastrestore/cli.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <boost/program_options.hpp>
+
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "fastrestore/restore.h"
+#include "fastrestore/version.h"
+
+namespace po = boost::program_options;
+
+namespace fastrestore {
+namespace {
+
+const char kUsage[] =
+    "Usage: fastrestore [-4|-6] [-c] [-n] [-t] [-v] [-T table] [-w [secs]]\n"
+    "                   [-W usecs] [-M command] [FILE]\n"
+    "Loads iptables-save text (standard input, or FILE) into nf_tables,\n"
+    "one transaction per COMMIT.\n";
+
+std::string base_name(const char *argv0) {
+  const char *slash = std::strrchr(argv0, '/');
+  return slash ? slash + 1 : argv0;
+}
+
+bool all_digits(const char *s) {
+  if (*s == '\0')
+    return false;
+  for (; *s; ++s)
+    if (!std::isdigit(static_cast<unsigned char>(*s)))
+      return false;
+  return true;
+}
+
+// "-w 5" means "--wait=5" as in iptables; Boost only binds an optional value
+// when it is attached, so attach it.
+std::vector<std::string> normalise(int argc, char **argv) {
+  std::vector<std::string> args;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if ((a == "-w" || a == "--wait" || a == "-W" || a == "--wait-interval") &&
+        i + 1 < argc && all_digits(argv[i + 1])) {
+      args.push_back((a.size() == 2
+                          ? (a == "-w" ? "--wait=" : "--wait-interval=")
+                          : a + "=") +
+                     std::string(argv[++i]));
+      continue;
+    }
+    args.push_back(a);
+  }
+  return args;
+}
+
+} // namespace
+
+int cli_main(int argc, char **argv) {
+  RestoreConfig cfg;
+  std::string prog = base_name(argv[0]);
+  if (prog.rfind("ip6tables", 0) == 0)
+    cfg.family = Family::ipv6;
+
+  po::options_description desc("Options");
+  std::string wait, wait_interval, modprobe;
+  // clang-format off
+  desc.add_options()
+    ("help,h", "print this help and exit")
+    ("version,V", "print the version and exit")
+    ("ipv4,4", "read iptables-save text (the default)")
+    ("ipv6,6", "read ip6tables-save text")
+    ("counters,c", "restore packet and byte counters")
+    ("noflush,n", "add to the tables instead of replacing them")
+    ("test,t", "parse, check and build the transactions, send nothing")
+    ("verbose,v", po::value<std::vector<std::string>>()->zero_tokens()->composing(),
+     "report each committed block")
+    ("table,T", po::value<std::string>(&cfg.table), "restore only this table")
+    ("wait,w", po::value<std::string>(&wait)->implicit_value(""),
+     "accepted for compatibility (nf_tables needs no lock)")
+    ("wait-interval,W", po::value<std::string>(&wait_interval)->implicit_value(""),
+     "accepted for compatibility")
+    ("modprobe,M", po::value<std::string>(&modprobe),
+     "accepted for compatibility (the kernel loads modules itself)")
+    ("file", po::value<std::string>(), "input file (default: standard input)");
+  // clang-format on
+  po::positional_options_description pos;
+  pos.add("file", 1);
+
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(normalise(argc, argv))
+                  .options(desc)
+                  .positional(pos)
+                  .style(po::command_line_style::unix_style)
+                  .run(),
+              vm);
+    po::notify(vm);
+  } catch (const po::error &e) {
+    std::cerr << "fastrestore: " << e.what() << "\n"
+              << "Try `fastrestore --help' for more information.\n";
+    return 2;
+  }
+  if (vm.count("help")) {
+    std::cout << kUsage << "\n" << desc;
+    return 0;
+  }
+  if (vm.count("version")) {
+    std::cout << "fastrestore v" << kVersion << " (nf_tables)\n";
+    return 0;
+  }
+  if (vm.count("ipv4") && vm.count("ipv6")) {
+    std::cerr << "fastrestore: -4 and -6 exclude each other\n";
+    return 2;
+  }
+  if (vm.count("ipv4"))
+    cfg.family = Family::ipv4;
+  if (vm.count("ipv6"))
+    cfg.family = Family::ipv6;
+  cfg.counters = vm.count("counters") > 0;
+  cfg.noflush = vm.count("noflush") > 0;
+  cfg.test = vm.count("test") > 0;
+  cfg.verbose = vm.count("verbose") ? 1 : 0;
+  if (!wait.empty() && !all_digits(wait.c_str())) {
+    std::cerr << "fastrestore: wait seconds must be a number\n";
+    return 2;
+  }
+
+  int fd = STDIN_FILENO;
+  if (vm.count("file")) {
+    cfg.input_name = vm["file"].as<std::string>();
+    fd = open(cfg.input_name.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      std::cerr << "fastrestore: cannot open " << cfg.input_name << ": "
+                << std::strerror(errno) << "\n";
+      return 1;
+    }
+  }
+
+  std::unique_ptr<nft::Transport> transport;
+  try {
+    if (!cfg.test)
+      transport = nft::make_netlink_transport();
+  } catch (const Error &e) {
+    std::cerr << format_diagnostic(e.diag());
+    return static_cast<int>(e.diag().code);
+  }
+  int rc = run_restore(fd, cfg, transport.get(), std::cout, std::cerr);
+  if (fd != STDIN_FILENO)
+    close(fd);
+  return rc;
+}
+
+} // namespace fastrestore
