@@ -72,8 +72,10 @@ std::unique_ptr<Batch> build_batch(const Plan &plan, Family family) {
   // the table existed, without asking the kernel.
   b.add_table(NFT_MSG_NEWTABLE, NLM_F_CREATE, table, table_loc);
   if (plan.replace) {
+    // An empty block deletes the table, as iptables-nft-restore does.
     b.add_table(NFT_MSG_DELTABLE, 0, table, table_loc);
-    b.add_table(NFT_MSG_NEWTABLE, NLM_F_CREATE, table, table_loc);
+    if (!plan.chains.empty())
+      b.add_table(NFT_MSG_NEWTABLE, NLM_F_CREATE, table, table_loc);
     for (const auto &pc : plan.chains) {
       ChainPtr c = make_chain(pc, table, fam, true);
       b.add_chain(NFT_MSG_NEWCHAIN, NLM_F_CREATE, c.get(), pc.loc,

@@ -70,8 +70,7 @@ private:
     int want =
         static_cast<int>(std::min<size_t>(batch.size() + (1 << 16), 1u << 30));
     if (want > sndbuf_) {
-      if (mnl_socket_setsockopt(nl_, SO_SNDBUFFORCE, &want, sizeof(want)) < 0)
-        mnl_socket_setsockopt(nl_, SO_SNDBUF, &want, sizeof(want));
+      set_buffer(SO_SNDBUFFORCE, SO_SNDBUF, want);
       sndbuf_ = want;
     }
     // Room for one error per message (each queued error costs about 1 KiB
@@ -79,10 +78,16 @@ private:
     int rcv = static_cast<int>(
         std::min<size_t>(batch.messages() * 1024 + (1 << 20), 1u << 30));
     if (rcv > rcvbuf_) {
-      if (mnl_socket_setsockopt(nl_, SO_RCVBUFFORCE, &rcv, sizeof(rcv)) < 0)
-        mnl_socket_setsockopt(nl_, SO_RCVBUF, &rcv, sizeof(rcv));
+      set_buffer(SO_RCVBUFFORCE, SO_RCVBUF, rcv);
       rcvbuf_ = rcv;
     }
+  }
+
+  // The FORCE variant lifts the system limit but needs CAP_NET_ADMIN.
+  void set_buffer(int force_opt, int opt, int size) {
+    int fd = mnl_socket_get_fd(nl_);
+    if (setsockopt(fd, SOL_SOCKET, force_opt, &size, sizeof(size)) < 0)
+      setsockopt(fd, SOL_SOCKET, opt, &size, sizeof(size));
   }
 
   static void parse(const char *buf, size_t len,

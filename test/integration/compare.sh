@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# Runs one integration case against the real kernel, in private network
+# namespaces, and compares fastrestore with iptables-nft-restore.
+#
+#   compare.sh FASTRESTORE CASE.rules
+#
+# The case's file name ends in _N: N is the exit status both tools must
+# return. Header lines of the case set the rest:
+#   # args: -c --noflush     options for both tools
+#   # family: 6              feed ip6tables-nft-restore / fastrestore -6
+#   # pre: other.rules       load this first with iptables-nft-restore
+#   # error-line: N          (failing cases) the message must name line N
+#   # ref-status: X          iptables-nft-restore returns X instead of N
+#                            (a documented difference, see docs/CONFORMANCE.md);
+#                            a passing case then compares the save output
+#                            with NAME.save4 (or .save6) beside the case
+# A passing case (N = 0) must leave exactly the same iptables-nft-save,
+# ip6tables-nft-save and nft list ruleset output as the reference tool. A
+# failing case must leave the kernel exactly as the pre file left it.
+set -u
+fr=$(realpath "$1")
+case_file=$(realpath "$2")
+dir=$(dirname "$case_file")
+name=$(basename "$case_file" .rules)
+want=${name##*_}
+[[ $want =~ ^[0-9]+$ ]] || { echo "case name must end in _N: $name"; exit 2; }
+
+if [ "$(id -u)" != 0 ] || ! unshare -n true 2>/dev/null; then
+  echo "SKIP: needs root and network namespaces"
+  exit 77
+fi
+
+header() { sed -n "s/^# $1: *//p" "$case_file" | head -n1; }
+args=$(header args)
+family=$(header family)
+pre=$(header pre)
+error_line=$(header error-line)
+ref_status=$(header ref-status)
+ref_status=${ref_status:-$want}
+
+ref_tool=iptables-nft-restore
+fr_cmd="$fr"
+if [ "$family" = 6 ]; then
+  ref_tool=ip6tables-nft-restore
+  fr_cmd="$fr -6"
+fi
+save_c=""
+[[ " $args " == *" -c "* || " $args " == *" --counters "* ]] && save_c="-c"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# run_in_ns OUTDIR COMMAND: fresh namespace; pre file; command; dumps.
+run_in_ns() {
+  local out=$1 cmd=$2
+  mkdir -p "$out"
+  unshare -n bash -c '
+    set -u
+    out=$1; cmd=$2; pre=$3; case_file=$4; save_c=$5; pre_tool=$6
+    if [ -n "$pre" ]; then
+      $pre_tool < "$pre" || { echo "pre file failed" >&2; exit 99; }
+    fi
+    snap() {
+      iptables-nft-save $save_c | grep -v "^#" > "$out/$1.save4"
+      ip6tables-nft-save $save_c | grep -v "^#" > "$out/$1.save6"
+      nft list ruleset > "$out/$1.nft" 2>/dev/null
+    }
+    snap before
+    $cmd < "$case_file" > "$out/stdout" 2> "$out/stderr"
+    echo $? > "$out/status"
+    snap after
+  ' _ "$out" "$cmd" "${pre:+$dir/$pre}" "$case_file" "$save_c" "$ref_tool"
+}
+
+run_in_ns "$tmp/ref" "$ref_tool $args"
+run_in_ns "$tmp/fr" "$fr_cmd $args"
+
+fail=0
+ref_got=$(cat "$tmp/ref/status")
+fr_got=$(cat "$tmp/fr/status")
+if [ "$ref_got" != "$ref_status" ]; then
+  echo "reference $ref_tool returned $ref_got, the case expects $ref_status"
+  sed 's/^/  ref stderr: /' "$tmp/ref/stderr"
+  fail=1
+fi
+if [ "$fr_got" != "$want" ]; then
+  echo "fastrestore returned $fr_got, expected $want"
+  sed 's/^/  stderr: /' "$tmp/fr/stderr"
+  fail=1
+fi
+if [ "$want" = 0 ] && [ "$ref_status" != 0 ]; then
+  # The reference tool fails this input; the expected save output is
+  # written down next to the case instead.
+  golden="$dir/$name.save4"
+  [ "$family" = 6 ] && golden="$dir/$name.save6"
+  if ! diff -u "$golden" "$tmp/fr/after.save${family:-4}" > "$tmp/diff"; then
+    echo "save output differs from $golden:"
+    cat "$tmp/diff"
+    fail=1
+  fi
+elif [ "$want" = 0 ]; then
+  for f in save4 save6 nft; do
+    if ! diff -u "$tmp/ref/after.$f" "$tmp/fr/after.$f" > "$tmp/diff"; then
+      echo "$f differs from $ref_tool (--- reference, +++ fastrestore):"
+      cat "$tmp/diff"
+      fail=1
+    fi
+  done
+else
+  # A failing block changes nothing; blocks committed before it stay, as
+  # with the reference tool.
+  commits=$(grep -c '^COMMIT$' "$case_file")
+  for f in save4 save6 nft; do
+    if [ "$commits" -le 1 ] &&
+       ! diff -u "$tmp/fr/before.$f" "$tmp/fr/after.$f" > "$tmp/diff"; then
+      echo "failed restore changed the kernel ($f):"
+      cat "$tmp/diff"
+      fail=1
+    fi
+    if [ "$ref_status" = "$want" ] &&
+       ! diff -u "$tmp/ref/after.$f" "$tmp/fr/after.$f" > "$tmp/diff"; then
+      echo "$f after the failure differs from $ref_tool:"
+      cat "$tmp/diff"
+      fail=1
+    fi
+  done
+  if [ -n "$error_line" ] && ! grep -q "line $error_line\b" "$tmp/fr/stderr"; then
+    echo "message does not name line $error_line:"
+    sed 's/^/  stderr: /' "$tmp/fr/stderr"
+    fail=1
+  fi
+  if [ ! -s "$tmp/fr/stderr" ]; then
+    echo "no error message"
+    fail=1
+  fi
+fi
+[ $fail = 0 ] && echo "ok: $name"
+exit $fail
