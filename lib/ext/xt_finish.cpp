@@ -71,11 +71,11 @@ void XtRuleState::post_parse() {
     if (!(options_ & OPT_SOURCE))
       shost_ = v4 ? "0.0.0.0/0" : "::0/0";
   }
-  auto parse = [&](const char *spec, int word, void **addrs, void **masks,
-                   unsigned *n) {
+  auto parse = [&](const char *spec, std::pair<int, int> words, void **addrs,
+                   void **masks, unsigned *n) {
     if (spec == nullptr)
       return;
-    focus_word(word);
+    focus_words(words);
     if (v4)
       xtables_ipparse_multiple(spec, reinterpret_cast<in_addr **>(addrs),
                                reinterpret_cast<in_addr **>(masks), n);
@@ -83,8 +83,8 @@ void XtRuleState::post_parse() {
       xtables_ip6parse_multiple(spec, reinterpret_cast<in6_addr **>(addrs),
                                 reinterpret_cast<in6_addr **>(masks), n);
   };
-  parse(shost_, shost_word_, &saddrs_, &smasks_, &nsaddrs_);
-  parse(dhost_, dhost_word_, &daddrs_, &dmasks_, &ndaddrs_);
+  parse(shost_, shost_words_, &saddrs_, &smasks_, &nsaddrs_);
+  parse(dhost_, dhost_words_, &daddrs_, &dmasks_, &ndaddrs_);
   if ((nsaddrs_ > 1 || ndaddrs_ > 1) &&
       (invflags_ & (IPT_INV_SRCIP | IPT_INV_DSTIP)))
     xtables_error(PARAMETER_PROBLEM,

@@ -180,12 +180,12 @@ void XtRuleState::run() {
     case 's':
       set_option(OPT_SOURCE, invert_);
       shost_ = argv[optind - 1];
-      shost_word_ = cur_first_;
+      shost_words_ = {cur_first_, cur_last_};
       break;
     case 'd':
       set_option(OPT_DESTINATION, invert_);
       dhost_ = argv[optind - 1];
-      dhost_word_ = cur_first_;
+      dhost_words_ = {cur_first_, cur_last_};
       break;
     case 'g':
       set_option(OPT_JUMP, invert_);

@@ -137,6 +137,11 @@ void XtRuleState::focus_word(int argv_index) {
   cur_first_ = cur_last_ = argv_index;
 }
 
+void XtRuleState::focus_words(std::pair<int, int> range) {
+  cur_first_ = range.first;
+  cur_last_ = range.second;
+}
+
 int XtRuleState::word_of(const void *ext) const {
   for (const auto &[e, w] : ext_words_)
     if (e == ext)

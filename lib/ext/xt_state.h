@@ -101,6 +101,7 @@ private:
   void generic_opt_check() const;
   Rule base_rule(int line) const;
   void focus_word(int argv_index);
+  void focus_words(std::pair<int, int> range);
   int word_of(const void *ext) const;
 
   Family family_;
@@ -121,7 +122,8 @@ private:
   bool proto_used_ = false;
   uint8_t proto_ = 0;
   const char *shost_ = nullptr, *dhost_ = nullptr;
-  int shost_word_ = -1, dhost_word_ = -1;
+  // argv ranges of -s / -d and their argument, for address errors.
+  std::pair<int, int> shost_words_{-1, -1}, dhost_words_{-1, -1};
   bool goto_ = false;
   std::string jumpto_;
   bool frag_ = false;

@@ -1,0 +1,66 @@
+#include "helpers.h"
+
+#include <cstdio>
+#include <libnftnl/rule.h>
+
+#include <memory>
+
+#include "fastrestore/lexer.h"
+#include "fastrestore/nft_rule.h"
+
+namespace fastrestore::test {
+namespace {
+
+class AllRevisions : public RevisionProbe {
+public:
+  bool supported(const char *, uint8_t, int) override { return true; }
+};
+
+} // namespace
+
+XtParser &xt_parser(Family family) {
+  static std::unique_ptr<XtParser> parser;
+  if (!parser || parser->family() != family) {
+    parser.reset();
+    parser =
+        std::make_unique<XtParser>(family, std::make_unique<AllRevisions>());
+  }
+  return *parser;
+}
+
+Command parse_line(const std::string &line, Family family,
+                   const std::string &table) {
+  LexResult lex = split_words(line);
+  return xt_parser(family).parse(lex.tokens, table, 1, line, nullptr);
+}
+
+std::string render_rule(const std::string &line, Family family,
+                        const std::string &table) {
+  Command cmd = parse_line(line, family, table);
+  if (cmd.rules.empty())
+    return "<no rule>";
+  nft::RulePtr r = nft::lower_rule(cmd.rules.front(), family, table, cmd.chain);
+  char buf[8192];
+  nftnl_rule_snprintf(buf, sizeof(buf), r.get(), NFTNL_OUTPUT_DEFAULT, 0);
+  // Keep only the expressions, one per line.
+  std::string text(buf), out;
+  size_t pos = 0;
+  while ((pos = text.find("  [ ", pos)) != std::string::npos) {
+    size_t end = text.find(" ]", pos);
+    out += text.substr(pos + 2, end + 2 - pos - 2) + "\n";
+    pos = end;
+  }
+  return out;
+}
+
+Diagnostic parse_error(const std::string &line, Family family,
+                       const std::string &table) {
+  try {
+    parse_line(line, family, table);
+  } catch (const Error &e) {
+    return e.diag();
+  }
+  return {};
+}
+
+} // namespace fastrestore::test

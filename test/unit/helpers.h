@@ -1,0 +1,29 @@
+// Shared helpers for unit tests: parse rule lines through libxtables with
+// every revision assumed supported (no kernel needed), lower them, and
+// render the nf_tables expressions as libnftnl prints them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "fastrestore/ir.h"
+#include "fastrestore/xt_parser.h"
+
+namespace fastrestore::test {
+
+// The XtParser shared by all tests of one family (libxtables is global).
+XtParser &xt_parser(Family family);
+
+// Parses one rule line (without counters) for `table`.
+Command parse_line(const std::string &line, Family family = Family::ipv4,
+                   const std::string &table = "filter");
+
+// The expressions of the first rule of `line`, one "[ ... ]" per line.
+std::string render_rule(const std::string &line, Family family = Family::ipv4,
+                        const std::string &table = "filter");
+
+// The diagnostic a line produces (empty when it parses).
+Diagnostic parse_error(const std::string &line, Family family = Family::ipv4,
+                       const std::string &table = "filter");
+
+} // namespace fastrestore::test

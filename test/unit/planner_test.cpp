@@ -1,0 +1,126 @@
+#include <catch2/catch.hpp>
+
+#include <linux/netfilter.h>
+
+#include "fastrestore/plan.h"
+#include "helpers.h"
+
+using namespace fastrestore;
+
+namespace {
+
+Block block(const std::string &table, std::vector<std::string> lines) {
+  Block b;
+  b.table = table;
+  int n = 1;
+  for (const auto &l : lines) {
+    ++n;
+    if (l[0] == ':') {
+      ChainDecl d;
+      d.loc.line = n;
+      auto sp = l.find(' ');
+      d.name = l.substr(1, sp - 1);
+      d.policy = l.substr(sp + 1);
+      d.builtin = find_builtin_chain(*find_builtin_table(table), d.name);
+      b.entries.push_back({d, std::nullopt});
+    } else {
+      Command c = test::parse_line(l, Family::ipv4, table);
+      c.loc.line = n;
+      for (auto &r : c.rules)
+        r.loc.line = n;
+      b.entries.push_back({std::nullopt, c});
+    }
+  }
+  return b;
+}
+
+Diagnostic plan_error(const Block &b, bool noflush = false) {
+  try {
+    plan_block(b, noflush, false);
+  } catch (const Error &e) {
+    return e.diag();
+  }
+  return {};
+}
+
+std::vector<std::string> chain_names(const Plan &p) {
+  std::vector<std::string> out;
+  for (const auto &c : p.chains)
+    out.push_back(c.name);
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("replace: chains in creation order, base chains on first use",
+          "[planner]") {
+  Plan p = plan_block(block("filter", {":zed -", ":INPUT DROP",
+                                       "-A OUTPUT -j ACCEPT", "-A zed"}),
+                      false, false);
+  CHECK(p.replace);
+  CHECK(chain_names(p) == std::vector<std::string>{"zed", "INPUT", "OUTPUT"});
+  CHECK(p.chains[1].policy == uint32_t(NF_DROP));
+  CHECK_FALSE(p.chains[2].policy); // created by use: kernel default
+  CHECK(p.chains[0].rules.size() == 1);
+}
+
+TEST_CASE("replace: insert, delete, replace, rename work on the model",
+          "[planner]") {
+  Plan p = plan_block(
+      block("filter", {":a -", "-A INPUT -s 1.1.1.1", "-A INPUT -s 2.2.2.2",
+                       "-I INPUT 2 -s 3.3.3.3", "-D INPUT -s 1.1.1.1",
+                       "-R INPUT 1 -s 4.4.4.4", "-A INPUT -j a", "-E a b"}),
+      false, false);
+  REQUIRE(p.chains.size() == 2);
+  CHECK(p.chains[0].name == "b");
+  const auto &rules = p.chains[1].rules;
+  REQUIRE(rules.size() == 3);
+  CHECK(rules[0].src[0] == 4);
+  CHECK(rules[1].src[0] == 2);
+  CHECK(rules[2].jump_chain == "b");
+}
+
+TEST_CASE("replace: errors as iptables-nft-restore reports them", "[planner]") {
+  CHECK(plan_error(block("filter", {"-A nochain"})).message ==
+        "No chain/target/match by that name.");
+  auto jump = plan_error(block("filter", {"-A INPUT -j nochain"}));
+  CHECK(jump.message == "Chain 'nochain' does not exist");
+  CHECK(jump.code == ExitCode::parameter);
+  CHECK(jump.loc.line == 2);
+  CHECK(plan_error(block("filter", {":x -", "-N x"})).message ==
+        "Chain already exists.");
+  CHECK(plan_error(block("filter", {"-A INPUT", "-I INPUT 3"})).message ==
+        "Index of insertion too big.");
+  CHECK(plan_error(block("filter", {"-A INPUT", "-D INPUT 2"})).message ==
+        "Index of deletion too big.");
+  CHECK(plan_error(block("filter", {"-A INPUT", "-D INPUT -j DROP"}))
+            .message.find("Bad rule") == 0);
+  CHECK(plan_error(block("filter", {":x -", "-P x DROP"})).message ==
+        "Bad built-in chain name.");
+  auto busy = plan_error(block("filter", {":x -", "-A x", "-X x"}));
+  CHECK(busy.code == ExitCode::kernel);
+  CHECK(busy.loc.line == 4);
+}
+
+TEST_CASE("replace: -X without a chain removes user chains", "[planner]") {
+  Plan p = plan_block(block("filter", {":INPUT ACCEPT", ":a -", ":b -", "-X"}),
+                      false, false);
+  CHECK(chain_names(p) == std::vector<std::string>{"INPUT"});
+}
+
+TEST_CASE("noflush: one operation per line", "[planner]") {
+  Plan p = plan_block(block("filter", {":INPUT DROP", ":u -", "-A u -j DROP",
+                                       "-I FORWARD -s 1.2.3.4", "-N v", "-F u",
+                                       "-X v", "-P OUTPUT DROP"}),
+                      true, false);
+  CHECK_FALSE(p.replace);
+  std::vector<OpKind> kinds;
+  for (const auto &op : p.ops)
+    kinds.push_back(op.kind);
+  CHECK(kinds == std::vector<OpKind>{OpKind::chain_update,
+                                     OpKind::chain_restore, OpKind::rule_append,
+                                     OpKind::chain_update, // FORWARD exists
+                                     OpKind::rule_insert, OpKind::chain_new,
+                                     OpKind::chain_flush, OpKind::chain_delete,
+                                     OpKind::chain_update});
+}

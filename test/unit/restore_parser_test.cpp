@@ -1,0 +1,120 @@
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+#include "fastrestore/restore_parser.h"
+#include "helpers.h"
+
+using namespace fastrestore;
+
+namespace {
+
+// Feeds text line by line; returns the committed blocks.
+std::vector<Block> feed(const std::string &text, ParseOptions opts = {}) {
+  std::vector<Block> blocks;
+  RestoreParser p(test::xt_parser(Family::ipv4), opts,
+                  [&](Block &&b) { blocks.push_back(std::move(b)); });
+  std::istringstream in(text);
+  std::string line;
+  int n = 0;
+  while (std::getline(in, line))
+    p.feed(line, ++n);
+  p.finish(n);
+  return blocks;
+}
+
+Diagnostic feed_error(const std::string &text, ParseOptions opts = {}) {
+  try {
+    feed(text, opts);
+  } catch (const Error &e) {
+    return e.diag();
+  }
+  return {};
+}
+
+} // namespace
+
+TEST_CASE("a block per COMMIT with declarations and commands in order",
+          "[restore_parser]") {
+  auto blocks = feed("# comment\n"
+                     "*filter\n"
+                     ":INPUT DROP [1:2]\n"
+                     ":mine - [0:0]\n"
+                     "-A INPUT -j mine\n"
+                     "\n"
+                     "COMMIT\n"
+                     "*nat\n"
+                     "COMMIT\n");
+  REQUIRE(blocks.size() == 2);
+  const Block &f = blocks[0];
+  CHECK(f.table == "filter");
+  CHECK(f.loc.line == 2);
+  CHECK(f.commit_loc.line == 7);
+  REQUIRE(f.entries.size() == 3);
+  REQUIRE(f.entries[0].decl);
+  CHECK(f.entries[0].decl->name == "INPUT");
+  CHECK(f.entries[0].decl->builtin);
+  CHECK(f.entries[0].decl->policy == "DROP");
+  CHECK(f.entries[0].decl->packets == 0); // counters only with -c
+  CHECK_FALSE(f.entries[1].decl->builtin);
+  REQUIRE(f.entries[2].cmd);
+  CHECK(f.entries[2].cmd->loc.line == 5);
+  CHECK(blocks[1].table == "nat");
+  CHECK(blocks[1].entries.empty());
+}
+
+TEST_CASE("counters are read with -c", "[restore_parser]") {
+  ParseOptions o;
+  o.counters = true;
+  auto blocks =
+      feed("*filter\n:INPUT ACCEPT [5:6]\n[7:8] -A INPUT\nCOMMIT\n", o);
+  CHECK(blocks[0].entries[0].decl->packets == 5);
+  CHECK(blocks[0].entries[0].decl->bytes == 6);
+  CHECK(blocks[0].entries[1].cmd->rules[0].packets == 7);
+  CHECK(blocks[0].entries[1].cmd->rules[0].bytes == 8);
+}
+
+TEST_CASE("option -T keeps one table", "[restore_parser]") {
+  ParseOptions o;
+  o.only_table = "nat";
+  auto blocks = feed("*filter\n-A INPUT -j ACCEPT\nCOMMIT\n*nat\nCOMMIT\n", o);
+  REQUIRE(blocks.size() == 1);
+  CHECK(blocks[0].table == "nat");
+}
+
+TEST_CASE("format errors name the line", "[restore_parser]") {
+  auto missing = feed_error("*filter\n-A INPUT -j ACCEPT\n");
+  CHECK(missing.code == ExitCode::format);
+  CHECK(missing.loc.line == 3);
+  CHECK(missing.message.find("COMMIT expected") == 0);
+
+  auto table = feed_error("*filtr\nCOMMIT\n");
+  CHECK(table.code == ExitCode::parameter);
+  CHECK(table.message == "table name 'filtr' invalid");
+  CHECK(table.loc.col_begin == 2);
+
+  auto outside = feed_error("-A INPUT -j ACCEPT\n");
+  CHECK(outside.code == ExitCode::format);
+  CHECK(outside.loc.line == 1);
+
+  auto policy = feed_error("*filter\n:INPUT MAYBE [0:0]\nCOMMIT\n");
+  CHECK(policy.code == ExitCode::format);
+  CHECK(policy.loc.col_begin == 8);
+
+  auto bracket = feed_error("*filter\n[1:2 -A INPUT\nCOMMIT\n");
+  CHECK(bracket.message == "Bad line 2: need ]");
+
+  auto nested = feed_error("*filter\n*nat\nCOMMIT\n");
+  CHECK(nested.code == ExitCode::parameter);
+  CHECK(nested.loc.line == 2);
+}
+
+TEST_CASE("rule errors keep columns past a counter prefix",
+          "[restore_parser]") {
+  ParseOptions o;
+  o.counters = true;
+  auto d = feed_error("*filter\n[1:2] -A INPUT --bogus\nCOMMIT\n", o);
+  CHECK(d.loc.line == 2);
+  CHECK(d.loc.col_begin == 16);
+  CHECK(d.loc.col_end == 22);
+}
