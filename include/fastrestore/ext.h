@@ -7,18 +7,16 @@
 // carries the plugin's binary unchanged.
 #pragma once
 
-#include <cstdio> // libnftnl headers need FILE
-#include <libnftnl/rule.h>
-
 #include <cstdint>
 #include <string_view>
 
 #include "fastrestore/ir.h"
+#include "fastrestore/nft_expr.h"
 
 namespace fastrestore {
 
 struct LowerCtx {
-  nftnl_rule *rule;
+  nft::ExprWriter &out;
   Family family;
   uint8_t compat_proto; // the rule's -p (0: none), for tcp/udp checks
   Location loc;         // the rule, for errors

@@ -1,31 +1,28 @@
 // One nf_tables transaction as bytes: BATCH_BEGIN, one message per object,
-// BATCH_END, in a single contiguous buffer ready for one sendmsg.
+// BATCH_END, ready for one sendmsg.
 //
-// Every message gets the next sequence number, and the batch remembers the
-// input location that caused it, so an error the kernel reports for a
-// sequence number can be printed at its input line. No message asks for an
-// ACK: the kernel answers only what fails.
+// The bytes live in large chunks (each message inside one chunk), handed to
+// sendmsg as an iovec array, so a batch of a million rules is never copied
+// or reallocated. Every message gets the next sequence number, and the
+// batch remembers the input location and object that caused it, so an
+// error the kernel reports for a sequence number can be printed at its
+// input line. No message asks for an ACK: the kernel answers only what
+// fails.
 #pragma once
 
-#include <cstdio> // libnftnl headers need FILE
 #include <libnftnl/chain.h>
-#include <libnftnl/rule.h>
 #include <linux/netlink.h>
+#include <sys/uio.h>
 
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "fastrestore/ir.h"
 
 namespace fastrestore::nft {
-
-// What a message did, for error reports ("rule in chain INPUT").
-struct MessageInfo {
-  Location loc;
-  std::string what;
-};
 
 class Batch {
 public:
@@ -37,31 +34,50 @@ public:
   void add_table(uint16_t msg_type, uint16_t flags, const std::string &table,
                  const Location &loc);
   void add_chain(uint16_t msg_type, uint16_t flags, nftnl_chain *c,
-                 const Location &loc, std::string what);
-  void add_rule(uint16_t msg_type, uint16_t flags, nftnl_rule *r,
-                const Location &loc, std::string what);
+                 const std::string &name, const Location &loc);
+  // Encodes an IR rule straight into the batch (see nft_rule.h).
+  void add_rule(uint16_t flags, const Rule &rule, Family family,
+                const std::string &table, const std::string &chain);
+  // DELRULE naming only the chain: flushes it.
+  void add_flush(const std::string &table, const std::string &chain,
+                 const Location &loc);
   // Seals the batch with BATCH_END; nothing may be added afterwards.
   void finish();
 
-  const char *data() const { return buf_.get(); }
-  size_t size() const { return len_; }
+  std::vector<iovec> iov() const;
+  std::string bytes() const; // a copy of all bytes, for tests
+  size_t size() const { return size_; }
   // Number of object messages (without BEGIN/END).
   size_t messages() const { return info_.size(); }
   uint32_t family() const { return family_; }
-  // The message with this sequence number, or nullptr (BEGIN/END/unknown).
-  const MessageInfo *info(uint32_t seq) const;
+  // The message with this sequence number: its input location and what it
+  // was ("rule in chain INPUT"); false for BEGIN/END/unknown.
+  bool describe(uint32_t seq, Location &loc, std::string &what) const;
 
 private:
+  struct Info {
+    Location loc;
+    const char *kind; // "rule in chain", "chain", "table", ...
+    uint32_t name;    // index into names_
+  };
+  struct Chunk {
+    std::unique_ptr<char[]> data;
+    size_t len = 0, cap = 0;
+  };
+
   char *reserve();
   nlmsghdr *next_header(uint16_t msg_type, uint16_t flags);
   void commit_message(const nlmsghdr *nlh, const Location &loc,
-                      std::string what);
+                      const char *kind, const std::string &name);
+  uint32_t name_id(const std::string &name);
 
   uint32_t family_;
-  std::unique_ptr<char[]> buf_;
-  size_t len_ = 0, cap_ = 0;
+  std::vector<Chunk> chunks_;
+  size_t size_ = 0;
   uint32_t seq_ = 0;
-  std::vector<MessageInfo> info_;
+  std::vector<Info> info_;
+  std::vector<std::string> names_;
+  std::unordered_map<std::string, uint32_t> name_ids_;
   bool finished_ = false;
 };
 

@@ -1,26 +1,26 @@
-// Lowering of one IR rule to a libnftnl rule, expression for expression as
-// iptables-nft 1.8.9 builds it: interfaces, protocol, addresses, fragment
-// test, matches, the counter, then the verdict or target.
+// Encoding of one IR rule as an NFT_MSG_NEWRULE payload, expression for
+// expression as iptables-nft 1.8.9 builds it: interfaces, protocol,
+// addresses, fragment test, matches, the counter, then the verdict or
+// target.
 #pragma once
 
-#include <cstdio> // libnftnl headers need FILE
-#include <libnftnl/rule.h>
+#include <linux/netlink.h>
 
-#include <memory>
 #include <string>
 
 #include "fastrestore/ir.h"
 
 namespace fastrestore::nft {
 
-struct RuleDeleter {
-  void operator()(nftnl_rule *r) const { nftnl_rule_free(r); }
-};
-using RulePtr = std::unique_ptr<nftnl_rule, RuleDeleter>;
+// Appends table, chain, expressions and compat attributes to `nlh` (which
+// already holds its nfgenmsg). The buffer behind nlh must have room; the
+// batch keeps ample headroom. Throws Error (at rule.loc) for combinations
+// iptables-nft refuses, such as "-m tcp" with "-p udp".
+void encode_rule(nlmsghdr *nlh, const Rule &rule, Family family,
+                 const std::string &table, const std::string &chain);
 
-// Throws Error (at rule.loc) for combinations iptables-nft refuses, such as
-// "-m tcp" without "-p tcp".
-RulePtr lower_rule(const Rule &rule, Family family, const std::string &table,
-                   const std::string &chain);
+// A complete NEWRULE message (sequence number 0), for tests and tools.
+std::string rule_message(const Rule &rule, Family family,
+                         const std::string &table, const std::string &chain);
 
 } // namespace fastrestore::nft

@@ -1,12 +1,11 @@
 // limit match: a native limit expression in packets per the coarsest unit
 // that represents the rate exactly (the conversion iptables-nft uses).
-#include <cstdio> // libnftnl headers need FILE
-#include <libnftnl/expr.h>
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netfilter/xt_limit.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <cstring>
-#include <new>
 
 #include "fastrestore/ext.h"
 
@@ -29,15 +28,8 @@ bool lower_match_limit(const XtBlob &m, const LowerCtx &ctx) {
   for (; i < sizeof(mult) / sizeof(mult[0]); ++i)
     if (info.avg > mult[i] || mult[i] / info.avg < mult[i] % info.avg)
       break;
-  nftnl_expr *e = nftnl_expr_alloc("limit");
-  if (e == nullptr)
-    throw std::bad_alloc();
-  nftnl_expr_set_u32(e, NFTNL_EXPR_LIMIT_TYPE, NFT_LIMIT_PKTS);
-  nftnl_expr_set_u32(e, NFTNL_EXPR_LIMIT_FLAGS, 0);
-  nftnl_expr_set_u64(e, NFTNL_EXPR_LIMIT_RATE, mult[i - 1] / info.avg);
-  nftnl_expr_set_u64(e, NFTNL_EXPR_LIMIT_UNIT, mult[i - 1] / XT_LIMIT_SCALE);
-  nftnl_expr_set_u32(e, NFTNL_EXPR_LIMIT_BURST, info.burst);
-  nftnl_rule_add_expr(ctx.rule, e);
+  ctx.out.limit(mult[i - 1] / info.avg, mult[i - 1] / XT_LIMIT_SCALE,
+                info.burst, NFT_LIMIT_PKTS, 0);
   return true;
 }
 

@@ -5,7 +5,6 @@
 #include <cstring>
 
 #include "fastrestore/ext.h"
-#include "fastrestore/nft_expr.h"
 
 namespace fastrestore {
 
@@ -14,11 +13,11 @@ bool lower_match_mark(const XtBlob &m, const LowerCtx &ctx) {
   if (m.revision != 1 || m.data.size() < sizeof(info))
     return false;
   std::memcpy(&info, m.data.data(), sizeof(info));
-  nft::add_meta(ctx.rule, NFT_META_MARK);
+  ctx.out.meta_load(NFT_META_MARK);
   if (info.mask != 0xffffffff)
-    nft::add_bitwise(ctx.rule, &info.mask, sizeof(info.mask));
-  nft::add_cmp(ctx.rule, info.invert ? NFT_CMP_NEQ : NFT_CMP_EQ, &info.mark,
-               sizeof(info.mark));
+    ctx.out.bitwise(&info.mask, sizeof(info.mask));
+  ctx.out.cmp(info.invert ? NFT_CMP_NEQ : NFT_CMP_EQ, &info.mark,
+              sizeof(info.mark));
   return true;
 }
 

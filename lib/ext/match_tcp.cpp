@@ -7,7 +7,6 @@
 #include <cstring>
 
 #include "fastrestore/ext.h"
-#include "fastrestore/nft_expr.h"
 
 namespace fastrestore {
 
@@ -26,11 +25,10 @@ bool lower_match_tcp(const XtBlob &m, const LowerCtx &ctx) {
   if (ctx.compat_proto != IPPROTO_TCP)
     lowering_error(ctx, "TCP match requires '-p tcp'");
   if (tcp.flg_mask) {
-    nft::add_payload(ctx.rule, NFT_PAYLOAD_TRANSPORT_HEADER, 13, 1);
-    nft::add_bitwise(ctx.rule, &tcp.flg_mask, 1);
-    nft::add_cmp(ctx.rule,
-                 (tcp.invflags & XT_TCP_INV_FLAGS) ? NFT_CMP_NEQ : NFT_CMP_EQ,
-                 &tcp.flg_cmp, 1);
+    ctx.out.payload(NFT_PAYLOAD_TRANSPORT_HEADER, 13, 1);
+    ctx.out.bitwise(&tcp.flg_mask, 1);
+    ctx.out.cmp((tcp.invflags & XT_TCP_INV_FLAGS) ? NFT_CMP_NEQ : NFT_CMP_EQ,
+                &tcp.flg_cmp, 1);
   }
   lower_ports(ctx, tcp.spts, tcp.invflags & XT_TCP_INV_SRCPT, tcp.dpts,
               tcp.invflags & XT_TCP_INV_DSTPT);

@@ -3,7 +3,6 @@
 #include <linux/netfilter/nf_tables.h>
 
 #include "fastrestore/ext.h"
-#include "fastrestore/nft_expr.h"
 
 namespace fastrestore {
 
@@ -14,18 +13,17 @@ void lower_ports(const LowerCtx &ctx, const uint16_t src[2], bool inv_src,
       inv_src == inv_dst) {
     uint32_t both = htonl(static_cast<uint32_t>(dst[0]) |
                           (static_cast<uint32_t>(src[0]) << 16));
-    nft::add_payload(ctx.rule, NFT_PAYLOAD_TRANSPORT_HEADER, 0, 4);
-    nft::add_cmp(ctx.rule, inv_src ? NFT_CMP_NEQ : NFT_CMP_EQ, &both,
-                 sizeof(both));
+    ctx.out.payload(NFT_PAYLOAD_TRANSPORT_HEADER, 0, 4);
+    ctx.out.cmp(inv_src ? NFT_CMP_NEQ : NFT_CMP_EQ, &both, sizeof(both));
     return;
   }
   if (src[0] || src[1] < 0xffff) {
-    nft::add_payload(ctx.rule, NFT_PAYLOAD_TRANSPORT_HEADER, 0, 2);
-    nft::add_port_range(ctx.rule, src[0], src[1], inv_src);
+    ctx.out.payload(NFT_PAYLOAD_TRANSPORT_HEADER, 0, 2);
+    ctx.out.port_range(src[0], src[1], inv_src);
   }
   if (dst[0] || dst[1] < 0xffff) {
-    nft::add_payload(ctx.rule, NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2);
-    nft::add_port_range(ctx.rule, dst[0], dst[1], inv_dst);
+    ctx.out.payload(NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2);
+    ctx.out.port_range(dst[0], dst[1], inv_dst);
   }
 }
 

@@ -1,7 +1,5 @@
 #include "fastrestore/ext.h"
 
-#include "fastrestore/nft_expr.h"
-
 namespace fastrestore {
 namespace {
 
@@ -25,15 +23,14 @@ void lower_match(const XtBlob &m, const LowerCtx &ctx) {
   if (const auto *ext = find_native_extension(m.name, false))
     if (ext->lower(m, ctx))
       return;
-  nft::add_xt_match(ctx.rule, m.name, m.revision, m.data.data(), m.data.size());
+  ctx.out.xt(false, m.name, m.revision, m.data.data(), m.data.size());
 }
 
 void lower_target(const XtBlob &t, const LowerCtx &ctx) {
   if (const auto *ext = find_native_extension(t.name, true))
     if (ext->lower(t, ctx))
       return;
-  nft::add_xt_target(ctx.rule, t.name, t.revision, t.data.data(),
-                     t.data.size());
+  ctx.out.xt(true, t.name, t.revision, t.data.data(), t.data.size());
 }
 
 void lowering_error(const LowerCtx &ctx, std::string message) {

@@ -84,7 +84,7 @@ TEST_CASE("batch begin framing (raw bytes)", "[batch]") {
   // fastrestore -t on "*filter / COMMIT": first message is BATCH_BEGIN for
   // the nftables subsystem.
   auto batch = nft::build_batch(small_plan(), Family::ipv4);
-  std::string raw(batch->data(), batch->size());
+  std::string raw = batch->bytes();
   CHECK(hexdump(raw, 20) == "14000000\n" // length 20
                             "10000100\n" // NFNL_MSG_BATCH_BEGIN, NLM_F_REQUEST
                             "01000000\n" // seq 1

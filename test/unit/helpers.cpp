@@ -39,9 +39,15 @@ std::string render_rule(const std::string &line, Family family,
   Command cmd = parse_line(line, family, table);
   if (cmd.rules.empty())
     return "<no rule>";
-  nft::RulePtr r = nft::lower_rule(cmd.rules.front(), family, table, cmd.chain);
+  // Render what would be sent: parse the encoded message back with
+  // libnftnl and print it.
+  std::string msg =
+      nft::rule_message(cmd.rules.front(), family, table, cmd.chain);
+  nftnl_rule *r = nftnl_rule_alloc();
+  nftnl_rule_nlmsg_parse(reinterpret_cast<const nlmsghdr *>(msg.data()), r);
   char buf[8192];
-  nftnl_rule_snprintf(buf, sizeof(buf), r.get(), NFTNL_OUTPUT_DEFAULT, 0);
+  nftnl_rule_snprintf(buf, sizeof(buf), r, NFTNL_OUTPUT_DEFAULT, 0);
+  nftnl_rule_free(r);
   // Keep only the expressions, one per line.
   std::string text(buf), out;
   size_t pos = 0;

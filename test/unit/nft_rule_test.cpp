@@ -28,9 +28,9 @@ TEST_CASE("addresses: whole-byte prefixes load fewer bytes", "[nft_rule]") {
         "[ bitwise reg 1 = ( reg 1 & 0x00ff00ff ) ^ 0x00000000 ]\n"
         "[ cmp eq reg 1 0x0000000a ]\n"
         "[ counter pkts 0 bytes 0 ]\n");
-  CHECK(render_rule("-A INPUT ! -s 0.0.0.0/0") ==
-        "[ payload load 0b @ network header + 12 => reg 1 ]\n"
-        "[ cmp neq reg 1 ]\n"
+  CHECK(render_rule("-A INPUT ! -s 10.1.0.0/16") ==
+        "[ payload load 2b @ network header + 12 => reg 1 ]\n"
+        "[ cmp neq reg 1 0x0000010a ]\n"
         "[ counter pkts 0 bytes 0 ]\n");
 }
 

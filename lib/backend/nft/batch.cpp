@@ -1,7 +1,8 @@
 #include "fastrestore/nft_batch.h"
-#include <cstdio> // libnftnl headers need FILE
 
+#include <cstdio> // libnftnl headers need FILE
 #include <libnftnl/common.h>
+#include <libnftnl/rule.h>
 #include <libnftnl/table.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter/nf_tables.h>
@@ -9,48 +10,61 @@
 #include <cstring>
 #include <new>
 
+#include "fastrestore/nft_rule.h"
+
 namespace fastrestore::nft {
 namespace {
 
-// Room kept free at the tail for the next message; no single iptables rule
-// comes close: a line has at most 255 words and compat blobs are a few KiB.
+// Room kept free at the tail of a chunk for the next message; no single
+// iptables rule comes close: a line has at most 255 words and compat blobs
+// are a few KiB.
 constexpr size_t kHeadroom = 1024 * 1024;
+constexpr size_t kChunkSize = 16 * 1024 * 1024;
 
 } // namespace
 
 Batch::Batch(Family family)
     : family_(family == Family::ipv4 ? NFPROTO_IPV4 : NFPROTO_IPV6) {
-  reserve();
-  nlmsghdr *nlh = nftnl_batch_begin(buf_.get() + len_, ++seq_);
-  len_ += nlh->nlmsg_len;
+  nlmsghdr *nlh = nftnl_batch_begin(reserve(), ++seq_);
+  chunks_.back().len += nlh->nlmsg_len;
+  size_ += nlh->nlmsg_len;
 }
 
 Batch::~Batch() = default;
 
 char *Batch::reserve() {
-  if (cap_ - len_ >= kHeadroom)
-    return buf_.get() + len_;
-  size_t cap = cap_ ? cap_ * 2 : 4 * kHeadroom;
-  while (cap - len_ < kHeadroom)
-    cap *= 2;
-  std::unique_ptr<char[]> grown(new char[cap]);
-  if (len_)
-    std::memcpy(grown.get(), buf_.get(), len_);
-  buf_ = std::move(grown);
-  cap_ = cap;
-  return buf_.get() + len_;
+  if (chunks_.empty() || chunks_.back().cap - chunks_.back().len < kHeadroom) {
+    // The first chunk starts small so that small batches stay small.
+    size_t cap = chunks_.empty() ? 2 * kHeadroom : kChunkSize;
+    Chunk c;
+    c.data.reset(new char[cap]);
+    c.cap = cap;
+    chunks_.push_back(std::move(c));
+  }
+  return chunks_.back().data.get() + chunks_.back().len;
 }
 
 nlmsghdr *Batch::next_header(uint16_t msg_type, uint16_t flags) {
-  char *tail = reserve();
-  return nftnl_nlmsg_build_hdr(tail, msg_type, static_cast<uint16_t>(family_),
-                               flags, ++seq_);
+  return nftnl_nlmsg_build_hdr(reserve(), msg_type,
+                               static_cast<uint16_t>(family_), flags, ++seq_);
+}
+
+uint32_t Batch::name_id(const std::string &name) {
+  auto it = name_ids_.find(name);
+  if (it != name_ids_.end())
+    return it->second;
+  uint32_t id = static_cast<uint32_t>(names_.size());
+  names_.push_back(name);
+  name_ids_.emplace(name, id);
+  return id;
 }
 
 void Batch::commit_message(const nlmsghdr *nlh, const Location &loc,
-                           std::string what) {
-  len_ += NLMSG_ALIGN(nlh->nlmsg_len);
-  info_.push_back(MessageInfo{loc, std::move(what)});
+                           const char *kind, const std::string &name) {
+  size_t len = NLMSG_ALIGN(nlh->nlmsg_len);
+  chunks_.back().len += len;
+  size_ += len;
+  info_.push_back(Info{loc, kind, name_id(name)});
 }
 
 void Batch::add_table(uint16_t msg_type, uint16_t flags,
@@ -63,37 +77,70 @@ void Batch::add_table(uint16_t msg_type, uint16_t flags,
   nlmsghdr *nlh = next_header(msg_type, flags);
   nftnl_table_nlmsg_build_payload(nlh, t);
   nftnl_table_free(t);
-  commit_message(nlh, loc, "table " + table);
+  commit_message(nlh, loc, "table", table);
 }
 
 void Batch::add_chain(uint16_t msg_type, uint16_t flags, nftnl_chain *c,
-                      const Location &loc, std::string what) {
+                      const std::string &name, const Location &loc) {
   nlmsghdr *nlh = next_header(msg_type, flags);
   nftnl_chain_nlmsg_build_payload(nlh, c);
-  commit_message(nlh, loc, std::move(what));
+  commit_message(nlh, loc, "chain", name);
 }
 
-void Batch::add_rule(uint16_t msg_type, uint16_t flags, nftnl_rule *r,
-                     const Location &loc, std::string what) {
-  nlmsghdr *nlh = next_header(msg_type, flags);
+void Batch::add_rule(uint16_t flags, const Rule &rule, Family family,
+                     const std::string &table, const std::string &chain) {
+  nlmsghdr *nlh = next_header(NFT_MSG_NEWRULE, flags);
+  encode_rule(nlh, rule, family, table, chain);
+  commit_message(nlh, rule.loc, "rule in chain", chain);
+}
+
+void Batch::add_flush(const std::string &table, const std::string &chain,
+                      const Location &loc) {
+  nftnl_rule *r = nftnl_rule_alloc();
+  if (r == nullptr)
+    throw std::bad_alloc();
+  nftnl_rule_set_u32(r, NFTNL_RULE_FAMILY, family_);
+  nftnl_rule_set_str(r, NFTNL_RULE_TABLE, table.c_str());
+  nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, chain.c_str());
+  nlmsghdr *nlh = next_header(NFT_MSG_DELRULE, 0);
   nftnl_rule_nlmsg_build_payload(nlh, r);
-  commit_message(nlh, loc, std::move(what));
+  nftnl_rule_free(r);
+  commit_message(nlh, loc, "flush of chain", chain);
 }
 
 void Batch::finish() {
   if (finished_)
     return;
-  reserve();
-  nlmsghdr *nlh = nftnl_batch_end(buf_.get() + len_, ++seq_);
-  len_ += nlh->nlmsg_len;
+  nlmsghdr *nlh = nftnl_batch_end(reserve(), ++seq_);
+  chunks_.back().len += nlh->nlmsg_len;
+  size_ += nlh->nlmsg_len;
   finished_ = true;
 }
 
-const MessageInfo *Batch::info(uint32_t seq) const {
+std::vector<iovec> Batch::iov() const {
+  std::vector<iovec> out;
+  for (const auto &c : chunks_)
+    if (c.len)
+      out.push_back(iovec{c.data.get(), c.len});
+  return out;
+}
+
+std::string Batch::bytes() const {
+  std::string out;
+  out.reserve(size_);
+  for (const auto &c : chunks_)
+    out.append(c.data.get(), c.len);
+  return out;
+}
+
+bool Batch::describe(uint32_t seq, Location &loc, std::string &what) const {
   // seq 1 is BATCH_BEGIN; object messages start at 2.
   if (seq < 2 || seq - 2 >= info_.size())
-    return nullptr;
-  return &info_[seq - 2];
+    return false;
+  const Info &i = info_[seq - 2];
+  loc = i.loc;
+  what = std::string(i.kind) + " " + names_[i.name];
+  return true;
 }
 
 } // namespace fastrestore::nft

@@ -6,7 +6,7 @@
 #include <new>
 
 #include "fastrestore/nft_backend.h"
-#include "fastrestore/nft_rule.h"
+#include <libnftnl/rule.h>
 
 namespace fastrestore::nft {
 namespace {
@@ -38,25 +38,9 @@ ChainPtr make_chain(const PlannedChain &pc, const std::string &table,
   return c;
 }
 
-std::string rule_what(const std::string &chain) {
-  return "rule in chain " + chain;
-}
-
 void add_rule(Batch &b, uint16_t flags, const Rule &r, Family family,
               const std::string &table, const std::string &chain) {
-  RulePtr nr = lower_rule(r, family, table, chain);
-  b.add_rule(NFT_MSG_NEWRULE, flags, nr.get(), r.loc, rule_what(chain));
-}
-
-void add_flush(Batch &b, const std::string &table, const std::string &chain,
-               uint32_t family, const Location &loc) {
-  RulePtr r(nftnl_rule_alloc());
-  if (!r)
-    throw std::bad_alloc();
-  nftnl_rule_set_u32(r.get(), NFTNL_RULE_FAMILY, family);
-  nftnl_rule_set_str(r.get(), NFTNL_RULE_TABLE, table.c_str());
-  nftnl_rule_set_str(r.get(), NFTNL_RULE_CHAIN, chain.c_str());
-  b.add_rule(NFT_MSG_DELRULE, 0, r.get(), loc, "flush of chain " + chain);
+  b.add_rule(flags, r, family, table, chain);
 }
 
 } // namespace
@@ -78,8 +62,7 @@ std::unique_ptr<Batch> build_batch(const Plan &plan, Family family) {
       b.add_table(NFT_MSG_NEWTABLE, NLM_F_CREATE, table, table_loc);
     for (const auto &pc : plan.chains) {
       ChainPtr c = make_chain(pc, table, fam, true);
-      b.add_chain(NFT_MSG_NEWCHAIN, NLM_F_CREATE, c.get(), pc.loc,
-                  "chain " + pc.name);
+      b.add_chain(NFT_MSG_NEWCHAIN, NLM_F_CREATE, c.get(), pc.name, pc.loc);
     }
     for (const auto &pc : plan.chains)
       for (const auto &r : pc.rules)
@@ -93,31 +76,28 @@ std::unique_ptr<Batch> build_batch(const Plan &plan, Family family) {
     switch (op.kind) {
     case OpKind::chain_update: {
       ChainPtr c = make_chain(op.chain, table, fam, true);
-      b.add_chain(NFT_MSG_NEWCHAIN, NLM_F_CREATE, c.get(), op.loc,
-                  "chain " + chain);
+      b.add_chain(NFT_MSG_NEWCHAIN, NLM_F_CREATE, c.get(), chain, op.loc);
       break;
     }
     case OpKind::chain_restore: {
       ChainPtr c = make_chain(op.chain, table, fam, false);
-      b.add_chain(NFT_MSG_NEWCHAIN, NLM_F_CREATE, c.get(), op.loc,
-                  "chain " + chain);
-      add_flush(b, table, chain, fam, op.loc);
+      b.add_chain(NFT_MSG_NEWCHAIN, NLM_F_CREATE, c.get(), chain, op.loc);
+      b.add_flush(table, chain, op.loc);
       break;
     }
     case OpKind::chain_new: {
       ChainPtr c = make_chain(op.chain, table, fam, false);
-      b.add_chain(NFT_MSG_NEWCHAIN, NLM_F_CREATE | NLM_F_EXCL, c.get(), op.loc,
-                  "chain " + chain);
+      b.add_chain(NFT_MSG_NEWCHAIN, NLM_F_CREATE | NLM_F_EXCL, c.get(), chain,
+                  op.loc);
       break;
     }
     case OpKind::chain_delete: {
       ChainPtr c = make_chain(op.chain, table, fam, false);
-      b.add_chain(NFT_MSG_DELCHAIN, NLM_F_NONREC, c.get(), op.loc,
-                  "chain " + chain);
+      b.add_chain(NFT_MSG_DELCHAIN, NLM_F_NONREC, c.get(), chain, op.loc);
       break;
     }
     case OpKind::chain_flush:
-      add_flush(b, table, chain, fam, op.loc);
+      b.add_flush(table, chain, op.loc);
       break;
     case OpKind::rule_append:
       add_rule(b, NLM_F_CREATE | NLM_F_APPEND, op.rule, family, table, chain);

@@ -22,13 +22,11 @@ void commit_batch(const Batch &batch, Transport &transport) {
       diags.assign(1, d);
       break;
     }
-    const MessageInfo *info = batch.info(e.seq);
-    std::string what = info != nullptr ? info->what : "transaction";
+    std::string what = "transaction";
+    batch.describe(e.seq, d.loc, what);
     d.message = "kernel refused " + what + ": " + std::strerror(e.error);
     if (!e.message.empty())
       d.message += " (" + e.message + ")";
-    if (info != nullptr)
-      d.loc = info->loc;
     diags.push_back(std::move(d));
   }
   Error err(diags.front());

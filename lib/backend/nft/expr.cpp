@@ -1,132 +1,181 @@
 #include "fastrestore/nft_expr.h"
-#include <cstdio> // libnftnl headers need FILE
 
 #include <arpa/inet.h>
-#include <libnftnl/expr.h>
+#include <libmnl/libmnl.h>
 #include <linux/netfilter/nf_tables.h>
+#include <linux/netfilter/nf_tables_compat.h>
 
-#include <cstdlib>
-#include <cstring>
-#include <new>
-#include <vector>
+#include <endian.h>
 
 namespace fastrestore::nft {
 namespace {
 
-// libnftnl keeps (and later frees) the INFO pointer of match and target
-// expressions instead of copying it, so they get a malloc'd copy.
-void *owned_copy(const void *data, size_t len) {
-  void *p = malloc(len ? len : 1);
-  if (p == nullptr)
-    throw std::bad_alloc();
-  if (len)
-    memcpy(p, data, len);
-  return p;
+void put_be32(nlmsghdr *nlh, uint16_t type, uint32_t v) {
+  mnl_attr_put_u32(nlh, type, htonl(v));
 }
 
-nftnl_expr *alloc(const char *name) {
-  nftnl_expr *e = nftnl_expr_alloc(name);
-  if (e == nullptr)
-    throw std::bad_alloc();
-  return e;
+void put_be64(nlmsghdr *nlh, uint16_t type, uint64_t v) {
+  mnl_attr_put_u64(nlh, type, htobe64(v));
+}
+
+void put_value(nlmsghdr *nlh, uint16_t type, const void *data, uint32_t len) {
+  nlattr *nest = mnl_attr_nest_start(nlh, type);
+  mnl_attr_put(nlh, NFTA_DATA_VALUE, len, data);
+  mnl_attr_nest_end(nlh, nest);
 }
 
 } // namespace
 
-void add_meta(nftnl_rule *r, uint32_t key) {
-  nftnl_expr *e = alloc("meta");
-  nftnl_expr_set_u32(e, NFTNL_EXPR_META_KEY, key);
-  nftnl_expr_set_u32(e, NFTNL_EXPR_META_DREG, NFT_REG_1);
-  nftnl_rule_add_expr(r, e);
+nlattr *ExprWriter::begin(const char *name) {
+  nlattr *elem = mnl_attr_nest_start(nlh_, NFTA_LIST_ELEM);
+  mnl_attr_put_strz(nlh_, NFTA_EXPR_NAME, name);
+  return elem;
 }
 
-void add_payload(nftnl_rule *r, uint32_t base, uint32_t offset, uint32_t len) {
-  nftnl_expr *e = alloc("payload");
-  nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_BASE, base);
-  nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_DREG, NFT_REG_1);
-  nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_OFFSET, offset);
-  nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_LEN, len);
-  nftnl_rule_add_expr(r, e);
+void ExprWriter::end(nlattr *elem, nlattr *data) {
+  mnl_attr_nest_end(nlh_, data);
+  mnl_attr_nest_end(nlh_, elem);
 }
 
-void add_bitwise(nftnl_rule *r, const void *mask, uint32_t len) {
+void ExprWriter::meta_load(uint32_t key) {
+  nlattr *e = begin("meta");
+  nlattr *d = mnl_attr_nest_start(nlh_, NFTA_EXPR_DATA);
+  put_be32(nlh_, NFTA_META_KEY, key);
+  put_be32(nlh_, NFTA_META_DREG, NFT_REG_1);
+  end(e, d);
+}
+
+void ExprWriter::meta_set(uint32_t key, uint32_t sreg) {
+  nlattr *e = begin("meta");
+  nlattr *d = mnl_attr_nest_start(nlh_, NFTA_EXPR_DATA);
+  put_be32(nlh_, NFTA_META_KEY, key);
+  put_be32(nlh_, NFTA_META_SREG, sreg);
+  end(e, d);
+}
+
+void ExprWriter::payload(uint32_t base, uint32_t offset, uint32_t len) {
+  nlattr *e = begin("payload");
+  nlattr *d = mnl_attr_nest_start(nlh_, NFTA_EXPR_DATA);
+  put_be32(nlh_, NFTA_PAYLOAD_DREG, NFT_REG_1);
+  put_be32(nlh_, NFTA_PAYLOAD_BASE, base);
+  put_be32(nlh_, NFTA_PAYLOAD_OFFSET, offset);
+  put_be32(nlh_, NFTA_PAYLOAD_LEN, len);
+  end(e, d);
+}
+
+void ExprWriter::bitwise(const void *mask, uint32_t len) {
   static const uint8_t zero[16] = {};
-  nftnl_expr *e = alloc("bitwise");
-  nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_SREG, NFT_REG_1);
-  nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_DREG, NFT_REG_1);
-  nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_LEN, len);
-  nftnl_expr_set(e, NFTNL_EXPR_BITWISE_MASK, mask, len);
-  nftnl_expr_set(e, NFTNL_EXPR_BITWISE_XOR, zero, len);
-  nftnl_rule_add_expr(r, e);
+  nlattr *e = begin("bitwise");
+  nlattr *d = mnl_attr_nest_start(nlh_, NFTA_EXPR_DATA);
+  put_be32(nlh_, NFTA_BITWISE_SREG, NFT_REG_1);
+  put_be32(nlh_, NFTA_BITWISE_DREG, NFT_REG_1);
+  put_be32(nlh_, NFTA_BITWISE_LEN, len);
+  put_value(nlh_, NFTA_BITWISE_MASK, mask, len);
+  put_value(nlh_, NFTA_BITWISE_XOR, zero, len);
+  end(e, d);
 }
 
-void add_cmp(nftnl_rule *r, uint32_t op, const void *data, uint32_t len) {
-  nftnl_expr *e = alloc("cmp");
-  nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_SREG, NFT_REG_1);
-  nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_OP, op);
-  nftnl_expr_set(e, NFTNL_EXPR_CMP_DATA, data, len);
-  nftnl_rule_add_expr(r, e);
+void ExprWriter::cmp(uint32_t op, const void *data, uint32_t len) {
+  nlattr *e = begin("cmp");
+  nlattr *d = mnl_attr_nest_start(nlh_, NFTA_EXPR_DATA);
+  put_be32(nlh_, NFTA_CMP_SREG, NFT_REG_1);
+  put_be32(nlh_, NFTA_CMP_OP, op);
+  put_value(nlh_, NFTA_CMP_DATA, data, len);
+  end(e, d);
 }
 
-void add_port_range(nftnl_rule *r, uint16_t lo, uint16_t hi, bool invert) {
+void ExprWriter::range(uint32_t op, const void *from, const void *to,
+                       uint32_t len) {
+  nlattr *e = begin("range");
+  nlattr *d = mnl_attr_nest_start(nlh_, NFTA_EXPR_DATA);
+  put_be32(nlh_, NFTA_RANGE_SREG, NFT_REG_1);
+  put_be32(nlh_, NFTA_RANGE_OP, op);
+  put_value(nlh_, NFTA_RANGE_FROM_DATA, from, len);
+  put_value(nlh_, NFTA_RANGE_TO_DATA, to, len);
+  end(e, d);
+}
+
+void ExprWriter::port_range(uint16_t lo, uint16_t hi, bool invert) {
   if (lo == hi) {
     uint16_t v = htons(lo);
-    add_cmp(r, invert ? NFT_CMP_NEQ : NFT_CMP_EQ, &v, sizeof(v));
+    cmp(invert ? NFT_CMP_NEQ : NFT_CMP_EQ, &v, sizeof(v));
     return;
   }
   if (lo == 0 && hi < 0xffff) {
     uint16_t v = htons(hi);
-    add_cmp(r, invert ? NFT_CMP_GT : NFT_CMP_LTE, &v, sizeof(v));
+    cmp(invert ? NFT_CMP_GT : NFT_CMP_LTE, &v, sizeof(v));
     return;
   }
-  nftnl_expr *e = alloc("range");
-  nftnl_expr_set_u32(e, NFTNL_EXPR_RANGE_SREG, NFT_REG_1);
-  nftnl_expr_set_u32(e, NFTNL_EXPR_RANGE_OP,
-                     invert ? NFT_RANGE_NEQ : NFT_RANGE_EQ);
   uint16_t from = htons(lo), to = htons(hi);
-  nftnl_expr_set(e, NFTNL_EXPR_RANGE_FROM_DATA, &from, sizeof(from));
-  nftnl_expr_set(e, NFTNL_EXPR_RANGE_TO_DATA, &to, sizeof(to));
-  nftnl_rule_add_expr(r, e);
+  range(invert ? NFT_RANGE_NEQ : NFT_RANGE_EQ, &from, &to, sizeof(from));
 }
 
-void add_counter(nftnl_rule *r, uint64_t packets, uint64_t bytes) {
-  nftnl_expr *e = alloc("counter");
-  nftnl_expr_set_u64(e, NFTNL_EXPR_CTR_PACKETS, packets);
-  nftnl_expr_set_u64(e, NFTNL_EXPR_CTR_BYTES, bytes);
-  nftnl_rule_add_expr(r, e);
+void ExprWriter::counter(uint64_t packets, uint64_t bytes) {
+  nlattr *e = begin("counter");
+  nlattr *d = mnl_attr_nest_start(nlh_, NFTA_EXPR_DATA);
+  put_be64(nlh_, NFTA_COUNTER_BYTES, bytes);
+  put_be64(nlh_, NFTA_COUNTER_PACKETS, packets);
+  end(e, d);
 }
 
-void add_verdict(nftnl_rule *r, int verdict) {
-  nftnl_expr *e = alloc("immediate");
-  nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, NFT_REG_VERDICT);
-  nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_VERDICT, static_cast<uint32_t>(verdict));
-  nftnl_rule_add_expr(r, e);
+void ExprWriter::verdict(int code, const std::string *chain) {
+  nlattr *e = begin("immediate");
+  nlattr *d = mnl_attr_nest_start(nlh_, NFTA_EXPR_DATA);
+  put_be32(nlh_, NFTA_IMMEDIATE_DREG, NFT_REG_VERDICT);
+  nlattr *data = mnl_attr_nest_start(nlh_, NFTA_IMMEDIATE_DATA);
+  nlattr *v = mnl_attr_nest_start(nlh_, NFTA_DATA_VERDICT);
+  put_be32(nlh_, NFTA_VERDICT_CODE, static_cast<uint32_t>(code));
+  if (chain != nullptr)
+    mnl_attr_put_strz(nlh_, NFTA_VERDICT_CHAIN, chain->c_str());
+  mnl_attr_nest_end(nlh_, v);
+  mnl_attr_nest_end(nlh_, data);
+  end(e, d);
 }
 
-void add_jump(nftnl_rule *r, int verdict, const std::string &chain) {
-  nftnl_expr *e = alloc("immediate");
-  nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, NFT_REG_VERDICT);
-  nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_VERDICT, static_cast<uint32_t>(verdict));
-  nftnl_expr_set_str(e, NFTNL_EXPR_IMM_CHAIN, chain.c_str());
-  nftnl_rule_add_expr(r, e);
+void ExprWriter::immediate_u8(uint32_t dreg, uint8_t value) {
+  nlattr *e = begin("immediate");
+  nlattr *d = mnl_attr_nest_start(nlh_, NFTA_EXPR_DATA);
+  put_be32(nlh_, NFTA_IMMEDIATE_DREG, dreg);
+  put_value(nlh_, NFTA_IMMEDIATE_DATA, &value, sizeof(value));
+  end(e, d);
 }
 
-void add_xt_match(nftnl_rule *r, const std::string &name, uint8_t rev,
-                  const void *info, size_t len) {
-  nftnl_expr *e = alloc("match");
-  nftnl_expr_set(e, NFTNL_EXPR_MT_NAME, name.c_str(), name.size());
-  nftnl_expr_set_u32(e, NFTNL_EXPR_MT_REV, rev);
-  nftnl_expr_set(e, NFTNL_EXPR_MT_INFO, owned_copy(info, len), len);
-  nftnl_rule_add_expr(r, e);
+void ExprWriter::limit(uint64_t rate, uint64_t unit, uint32_t burst,
+                       uint32_t type, uint32_t flags) {
+  nlattr *e = begin("limit");
+  nlattr *d = mnl_attr_nest_start(nlh_, NFTA_EXPR_DATA);
+  put_be64(nlh_, NFTA_LIMIT_RATE, rate);
+  put_be64(nlh_, NFTA_LIMIT_UNIT, unit);
+  put_be32(nlh_, NFTA_LIMIT_BURST, burst);
+  put_be32(nlh_, NFTA_LIMIT_TYPE, type);
+  put_be32(nlh_, NFTA_LIMIT_FLAGS, flags);
+  end(e, d);
 }
 
-void add_xt_target(nftnl_rule *r, const std::string &name, uint8_t rev,
-                   const void *info, size_t len) {
-  nftnl_expr *e = alloc("target");
-  nftnl_expr_set(e, NFTNL_EXPR_TG_NAME, name.c_str(), name.size());
-  nftnl_expr_set_u32(e, NFTNL_EXPR_TG_REV, rev);
-  nftnl_expr_set(e, NFTNL_EXPR_TG_INFO, owned_copy(info, len), len);
-  nftnl_rule_add_expr(r, e);
+void ExprWriter::log(const std::string *prefix, uint16_t group,
+                     const uint32_t *snaplen, const uint16_t *qthreshold) {
+  nlattr *e = begin("log");
+  nlattr *d = mnl_attr_nest_start(nlh_, NFTA_EXPR_DATA);
+  if (prefix != nullptr)
+    mnl_attr_put_strz(nlh_, NFTA_LOG_PREFIX, prefix->c_str());
+  mnl_attr_put_u16(nlh_, NFTA_LOG_GROUP, htons(group));
+  if (snaplen != nullptr)
+    put_be32(nlh_, NFTA_LOG_SNAPLEN, *snaplen);
+  if (qthreshold != nullptr)
+    mnl_attr_put_u16(nlh_, NFTA_LOG_QTHRESHOLD, htons(*qthreshold));
+  end(e, d);
+}
+
+void ExprWriter::xt(bool target, const std::string &name, uint32_t rev,
+                    const void *info, size_t len) {
+  nlattr *e = begin(target ? "target" : "match");
+  nlattr *d = mnl_attr_nest_start(nlh_, NFTA_EXPR_DATA);
+  mnl_attr_put_strz(nlh_, target ? NFTA_TARGET_NAME : NFTA_MATCH_NAME,
+                    name.c_str());
+  put_be32(nlh_, target ? NFTA_TARGET_REV : NFTA_MATCH_REV, rev);
+  mnl_attr_put(nlh_, target ? NFTA_TARGET_INFO : NFTA_MATCH_INFO,
+               static_cast<uint32_t>(len), info);
+  end(e, d);
 }
 
 } // namespace fastrestore::nft

@@ -33,12 +33,12 @@ public:
     int fd = mnl_socket_get_fd(nl_);
     sockaddr_nl snl{};
     snl.nl_family = AF_NETLINK;
-    iovec iov{const_cast<char *>(batch.data()), batch.size()};
+    std::vector<iovec> iov = batch.iov();
     msghdr msg{};
     msg.msg_name = &snl;
     msg.msg_namelen = sizeof(snl);
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
+    msg.msg_iov = iov.data();
+    msg.msg_iovlen = iov.size();
     std::vector<KernelError> errors;
     ssize_t sent;
     do {
@@ -130,7 +130,7 @@ std::unique_ptr<Transport> make_netlink_transport() {
 }
 
 std::vector<KernelError> RecordingTransport::send(const Batch &batch) {
-  sent.emplace_back(batch.data(), batch.size());
+  sent.push_back(batch.bytes());
   if (replies.empty())
     return {};
   auto r = std::move(replies.front());
