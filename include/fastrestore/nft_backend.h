@@ -10,6 +10,16 @@
 
 namespace fastrestore::nft {
 
+// Opens a block in the batch: creates the table (so that deleting it is
+// valid whether or not it existed) and, when replacing, deletes it.
+void begin_block(Batch &b, const std::string &table, const Location &loc,
+                 bool replace, bool &table_ready);
+
+// Writes one planned operation. A replaced table is created again before
+// its first object, tracked by `table_ready`.
+void emit_op(Batch &b, const Op &op, const std::string &table, Family family,
+             const Location &table_loc, bool &table_ready);
+
 // Builds the batch for a plan (see plan.h for what each mode writes).
 // Throws Error for rules iptables-nft would refuse while building.
 std::unique_ptr<Batch> build_batch(const Plan &plan, Family family);

@@ -1,9 +1,10 @@
 // The line structure of iptables-save text: "*table", ":CHAIN POLICY
 // [p:b]", rule lines with an optional "[p:b]" prefix, "COMMIT", comments.
 //
-// Lines are fed one at a time; each complete block is handed to the
-// on_commit callback when its COMMIT line is read, so a caller reading a
-// pipe applies every block as soon as it arrives. Rule lines are parsed
+// Lines are fed one at a time and every piece of a block goes to a
+// BlockSink as soon as it is read (the table, each declaration, each
+// command, the COMMIT), so a caller can encode rules while reading and
+// apply each block when its COMMIT arrives. Rule lines are parsed
 // immediately through the XtParser. Errors throw fastrestore::Error with the
 // exit status iptables-nft-restore uses for the same input.
 #pragma once
@@ -23,18 +24,41 @@ struct ParseOptions {
   std::string only_table; // -T: ignore other tables
 };
 
-class RestoreParser {
+class BlockSink {
+public:
+  virtual ~BlockSink() = default;
+  virtual void begin(const std::string &table, const Location &loc) = 0;
+  virtual void declare(ChainDecl &&decl) = 0;
+  virtual void command(Command &&cmd) = 0;
+  virtual void commit(const Location &loc) = 0;
+};
+
+// A sink that collects whole blocks.
+class BlockCollector : public BlockSink {
 public:
   using CommitFn = std::function<void(Block &&)>;
+  explicit BlockCollector(CommitFn on_commit)
+      : on_commit_(std::move(on_commit)) {}
+  void begin(const std::string &table, const Location &loc) override;
+  void declare(ChainDecl &&decl) override;
+  void command(Command &&cmd) override;
+  void commit(const Location &loc) override;
 
-  RestoreParser(XtParser &xt, ParseOptions opts, CommitFn on_commit);
+private:
+  CommitFn on_commit_;
+  Block block_;
+};
+
+class RestoreParser {
+public:
+  RestoreParser(XtParser &xt, ParseOptions opts, BlockSink &sink);
 
   // `line` without its trailing newline; `lineno` is 1-based.
   void feed(std::string_view line, int lineno);
   // End of input after `lines` lines.
   void finish(int lines);
 
-  bool in_table() const { return block_.has_value(); }
+  bool in_table() const { return in_table_; }
 
 private:
   void begin_table(std::string_view line, int lineno);
@@ -43,8 +67,10 @@ private:
 
   XtParser &xt_;
   ParseOptions opts_;
-  CommitFn on_commit_;
-  std::optional<Block> block_;
+  BlockSink &sink_;
+  bool in_table_ = false;
+  std::string table_;
+  int table_line_ = 0;
   bool skipping_ = false; // inside a table that -T excludes
 };
 

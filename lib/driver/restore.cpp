@@ -12,28 +12,28 @@ namespace fastrestore {
 namespace {
 
 // The text of the current block's lines, kept so an error found at COMMIT
-// (by the checks or the kernel) can show the line it names.
+// (by the checks or the kernel) can show the line it names, and so a block
+// that needs the whole-block model can be parsed again.
 class BlockText {
 public:
-  void reset(int first_line) {
-    first_ = first_line;
+  void reset() {
     text_.clear();
     ends_.clear();
   }
   void add(int lineno, std::string_view line) {
     if (ends_.empty())
       first_ = lineno;
-    while (first_ + static_cast<int>(ends_.size()) < lineno)
-      ends_.push_back(text_.size()); // skipped lines stay empty
     text_.append(line);
     ends_.push_back(text_.size());
   }
-  std::string line(int lineno) const {
+  int first() const { return first_; }
+  int count() const { return static_cast<int>(ends_.size()); }
+  std::string_view line(int lineno) const {
     int i = lineno - first_;
-    if (i < 0 || i >= static_cast<int>(ends_.size()))
+    if (i < 0 || i >= count())
       return {};
     size_t b = i == 0 ? 0 : ends_[i - 1];
-    return text_.substr(b, ends_[i] - b);
+    return std::string_view(text_).substr(b, ends_[i] - b);
   }
 
 private:
@@ -42,11 +42,107 @@ private:
   std::vector<size_t> ends_;
 };
 
+// Encodes each entry of a block into its batch as it is read, and commits
+// at COMMIT. A table replacement that uses a command needing the
+// whole-block model (-D, -R, -I N, -E, ...) is parsed again from its text
+// and planned as a whole.
+class BlockWriter : public BlockSink {
+public:
+  BlockWriter(const RestoreConfig &cfg, nft::Transport *transport, XtParser &xt,
+              const BlockText &text, RestoreStats &stats, std::ostream &out)
+      : cfg_(cfg), transport_(transport), xt_(xt), text_(text), stats_(stats),
+        out_(out) {}
+
+  void begin(const std::string &table, const Location &loc) override {
+    table_ = table;
+    loc_ = loc;
+    planner_.emplace(table, cfg_.noflush, cfg_.counters);
+    batch_ = std::make_unique<nft::Batch>(cfg_.family);
+    nft::begin_block(*batch_, table, loc, !cfg_.noflush, table_ready_);
+    needs_model_ = false;
+    rules_ = 0;
+  }
+
+  void declare(ChainDecl &&d) override {
+    add(Block::Entry{std::move(d), std::nullopt});
+  }
+
+  void command(Command &&c) override {
+    add(Block::Entry{std::nullopt, std::move(c)});
+  }
+
+  void commit(const Location &) override {
+    if (needs_model_) {
+      Plan plan = plan_block(replay(), cfg_.noflush, cfg_.counters);
+      rules_ = 0;
+      for (const auto &c : plan.chains)
+        rules_ += c.rules.size();
+      batch_ = nft::build_batch(plan, cfg_.family);
+    } else {
+      planner_->finish();
+      batch_->finish();
+    }
+    if (!cfg_.test)
+      nft::commit_batch(*batch_, *transport_);
+    stats_.blocks++;
+    stats_.rules += rules_;
+    stats_.bytes_sent += cfg_.test ? 0 : batch_->size();
+    if (cfg_.verbose)
+      out_ << "# " << (cfg_.test ? "checked" : "committed") << " table "
+           << table_ << ": " << rules_ << " rules, " << batch_->messages()
+           << " messages, " << batch_->size() << " bytes\n";
+    batch_.reset();
+  }
+
+private:
+  void add(Block::Entry &&e) {
+    if (needs_model_)
+      return;
+    ops_.clear();
+    if (!planner_->add(e, ops_)) {
+      needs_model_ = true;
+      batch_.reset();
+      return;
+    }
+    for (const auto &op : ops_) {
+      nft::emit_op(*batch_, op, table_, cfg_.family, loc_, table_ready_);
+      rules_ +=
+          op.kind == OpKind::rule_append || op.kind == OpKind::rule_insert;
+    }
+  }
+
+  // Parses the block's lines again into a whole Block.
+  Block replay() {
+    Block block;
+    BlockCollector collect([&](Block &&b) { block = std::move(b); });
+    RestoreParser again(xt_, ParseOptions{cfg_.counters, {}}, collect);
+    int first = text_.first();
+    for (int i = 0; i < text_.count(); ++i)
+      again.feed(text_.line(first + i), first + i);
+    return block;
+  }
+
+  const RestoreConfig &cfg_;
+  nft::Transport *transport_;
+  XtParser &xt_;
+  const BlockText &text_;
+  RestoreStats &stats_;
+  std::ostream &out_;
+  std::string table_;
+  Location loc_;
+  std::optional<OpPlanner> planner_;
+  std::unique_ptr<nft::Batch> batch_;
+  std::vector<Op> ops_;
+  bool table_ready_ = false;
+  bool needs_model_ = false;
+  uint64_t rules_ = 0;
+};
+
 void print_error(const Error &e, const BlockText &text,
                  const RestoreConfig &cfg, std::ostream &err) {
   auto show = [&](Diagnostic d) {
     if (d.source.empty() && d.loc.line > 0)
-      d.source = text.line(d.loc.line);
+      d.source = std::string(text.line(d.loc.line));
     err << format_diagnostic(d, cfg.input_name);
   };
   show(e.diag());
@@ -63,33 +159,15 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
   BlockText text;
   try {
     XtParser xt(cfg.family, make_netlink_revision_probe());
-    ParseOptions popts{cfg.counters, cfg.table};
-    RestoreParser parser(xt, popts, [&](Block &&block) {
-      Plan plan = plan_block(block, cfg.noflush, cfg.counters);
-      auto batch = nft::build_batch(plan, cfg.family);
-      if (!cfg.test)
-        nft::commit_batch(*batch, *transport);
-      st.blocks++;
-      st.bytes_sent += cfg.test ? 0 : batch->size();
-      uint64_t rules = 0;
-      for (const auto &c : plan.chains)
-        rules += c.rules.size();
-      for (const auto &op : plan.ops)
-        rules +=
-            op.kind == OpKind::rule_append || op.kind == OpKind::rule_insert;
-      st.rules += rules;
-      if (cfg.verbose)
-        out << "# " << (cfg.test ? "checked" : "committed") << " table "
-            << plan.table << ": " << rules << " rules, " << batch->messages()
-            << " messages, " << batch->size() << " bytes\n";
-    });
+    BlockWriter writer(cfg, transport, xt, text, st, out);
+    RestoreParser parser(xt, ParseOptions{cfg.counters, cfg.table}, writer);
     LineReader reader(fd);
     std::string_view line;
     int lineno = 0;
     while (reader.next(line)) {
       ++lineno;
       if (!parser.in_table())
-        text.reset(lineno);
+        text.reset();
       text.add(lineno, line);
       parser.feed(line, lineno);
     }

@@ -97,6 +97,8 @@ XtRuleState::XtRuleState(Family family, const std::string &table,
                          const std::vector<Token> &words,
                          const std::pair<uint64_t, uint64_t> *counters)
     : family_(family), table_(table), words_(words) {
+  store_.reserve(words.size() + 7);
+  argv_.reserve(words.size() + 8);
   store_.push_back("fastrestore");
   store_.push_back("-t");
   store_.push_back(table);

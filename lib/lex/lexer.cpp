@@ -4,6 +4,7 @@ namespace fastrestore {
 
 LexResult split_words(std::string_view line) {
   LexResult out;
+  out.tokens.reserve(24);
   Token cur;
   bool in_quotes = false, escaped = false, have_word = false;
   int col = 0;

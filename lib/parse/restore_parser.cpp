@@ -43,21 +43,37 @@ bool parse_counter_pair(std::string_view s, uint64_t &p, uint64_t &b) {
 
 } // namespace
 
-RestoreParser::RestoreParser(XtParser &xt, ParseOptions opts,
-                             CommitFn on_commit)
-    : xt_(xt), opts_(std::move(opts)), on_commit_(std::move(on_commit)) {}
+void BlockCollector::begin(const std::string &table, const Location &loc) {
+  block_ = Block{};
+  block_.table = table;
+  block_.loc = loc;
+}
+
+void BlockCollector::declare(ChainDecl &&decl) {
+  block_.entries.push_back({std::move(decl), std::nullopt});
+}
+
+void BlockCollector::command(Command &&cmd) {
+  block_.entries.push_back({std::nullopt, std::move(cmd)});
+}
+
+void BlockCollector::commit(const Location &loc) {
+  block_.commit_loc = loc;
+  on_commit_(std::move(block_));
+}
+
+RestoreParser::RestoreParser(XtParser &xt, ParseOptions opts, BlockSink &sink)
+    : xt_(xt), opts_(std::move(opts)), sink_(sink) {}
 
 void RestoreParser::feed(std::string_view line, int lineno) {
   if (line.empty() || line[0] == '#')
     return;
-  if (block_ && line.substr(0, 6) == "COMMIT" && line.size() == 6) {
-    block_->commit_loc = Location{lineno, 1, 6};
-    Block b = std::move(*block_);
-    block_.reset();
-    on_commit_(std::move(b));
+  if (in_table_ && line == "COMMIT") {
+    in_table_ = false;
+    sink_.commit(Location{lineno, 1, 6});
     return;
   }
-  if (line[0] == '*' && !block_) {
+  if (line[0] == '*' && !in_table_) {
     begin_table(line, lineno);
     return;
   }
@@ -66,11 +82,11 @@ void RestoreParser::feed(std::string_view line, int lineno) {
       skipping_ = false;
     return;
   }
-  if (line[0] == ':' && block_) {
+  if (line[0] == ':' && in_table_) {
     chain_line(line, lineno);
     return;
   }
-  if (block_) {
+  if (in_table_) {
     rule_line(line, lineno);
     return;
   }
@@ -79,11 +95,10 @@ void RestoreParser::feed(std::string_view line, int lineno) {
 }
 
 void RestoreParser::finish(int lines) {
-  if (block_)
+  if (in_table_)
     fail(lines + 1, {},
          "COMMIT expected at line " + std::to_string(lines + 1) + " (table " +
-             block_->table + " opened at line " +
-             std::to_string(block_->loc.line) + ")",
+             table_ + " opened at line " + std::to_string(table_line_) + ")",
          ExitCode::format);
 }
 
@@ -100,10 +115,11 @@ void RestoreParser::begin_table(std::string_view line, int lineno) {
     skipping_ = true;
     return;
   }
-  Block b;
-  b.loc = Location{lineno, col, col + static_cast<int>(name.size()) - 1};
-  b.table = std::string(name);
-  block_ = std::move(b);
+  in_table_ = true;
+  table_ = std::string(name);
+  table_line_ = lineno;
+  sink_.begin(table_,
+              Location{lineno, col, col + static_cast<int>(name.size()) - 1});
 }
 
 void RestoreParser::chain_line(std::string_view line, int lineno) {
@@ -130,7 +146,7 @@ void RestoreParser::chain_line(std::string_view line, int lineno) {
   d.loc = Location{lineno, col, name_end};
   d.name = std::string(name);
   d.policy = std::string(policy);
-  const BuiltinTable *t = find_builtin_table(block_->table);
+  const BuiltinTable *t = find_builtin_table(table_);
   d.builtin = find_builtin_chain(*t, name) != nullptr;
   if (d.builtin) {
     if (policy != "ACCEPT" && policy != "DROP" && policy != "-")
@@ -146,7 +162,7 @@ void RestoreParser::chain_line(std::string_view line, int lineno) {
   } else {
     xt_.announce_chain(d.name);
   }
-  block_->entries.push_back({std::move(d), std::nullopt});
+  sink_.declare(std::move(d));
 }
 
 void RestoreParser::rule_line(std::string_view line, int lineno) {
@@ -190,11 +206,11 @@ void RestoreParser::rule_line(std::string_view line, int lineno) {
     t.col_begin += offset;
     t.col_end += offset;
   }
-  Command cmd = xt_.parse(lex.tokens, block_->table, lineno, std::string(line),
+  Command cmd = xt_.parse(lex.tokens, table_, lineno, std::string(line),
                           have_ctr ? &ctr : nullptr);
   if (cmd.kind == CommandKind::none)
     return;
-  block_->entries.push_back({std::nullopt, std::move(cmd)});
+  sink_.command(std::move(cmd));
 }
 
 } // namespace fastrestore

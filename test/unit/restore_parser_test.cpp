@@ -12,8 +12,8 @@ namespace {
 // Feeds text line by line; returns the committed blocks.
 std::vector<Block> feed(const std::string &text, ParseOptions opts = {}) {
   std::vector<Block> blocks;
-  RestoreParser p(test::xt_parser(Family::ipv4), opts,
-                  [&](Block &&b) { blocks.push_back(std::move(b)); });
+  BlockCollector sink([&](Block &&b) { blocks.push_back(std::move(b)); });
+  RestoreParser p(test::xt_parser(Family::ipv4), opts, sink);
   std::istringstream in(text);
   std::string line;
   int n = 0;

@@ -6,7 +6,6 @@
 #include <new>
 
 #include "fastrestore/nft_backend.h"
-#include <libnftnl/rule.h>
 
 namespace fastrestore::nft {
 namespace {
@@ -38,74 +37,92 @@ ChainPtr make_chain(const PlannedChain &pc, const std::string &table,
   return c;
 }
 
-void add_rule(Batch &b, uint16_t flags, const Rule &r, Family family,
-              const std::string &table, const std::string &chain) {
-  b.add_rule(flags, r, family, table, chain);
+void add_chain(Batch &b, uint16_t type, uint16_t flags, const PlannedChain &pc,
+               const std::string &table, bool base_attrs, const Location &loc) {
+  ChainPtr c = make_chain(pc, table, b.family(), base_attrs);
+  b.add_chain(type, flags, c.get(), pc.name, loc);
 }
 
 } // namespace
 
+void begin_block(Batch &b, const std::string &table, const Location &loc,
+                 bool replace, bool &table_ready) {
+  // Creating the table first makes the delete valid whether or not the
+  // table existed, without asking the kernel.
+  b.add_table(NFT_MSG_NEWTABLE, NLM_F_CREATE, table, loc);
+  table_ready = !replace;
+  if (replace)
+    b.add_table(NFT_MSG_DELTABLE, 0, table, loc);
+}
+
+void emit_op(Batch &b, const Op &op, const std::string &table, Family family,
+             const Location &table_loc, bool &table_ready) {
+  // A replaced table is created again only when something goes in it: an
+  // empty block deletes the table, as iptables-nft-restore does.
+  if (!table_ready) {
+    b.add_table(NFT_MSG_NEWTABLE, NLM_F_CREATE, table, table_loc);
+    table_ready = true;
+  }
+  const std::string &chain = op.chain.name;
+  switch (op.kind) {
+  case OpKind::chain_update:
+    add_chain(b, NFT_MSG_NEWCHAIN, NLM_F_CREATE, op.chain, table, true, op.loc);
+    break;
+  case OpKind::chain_create:
+    add_chain(b, NFT_MSG_NEWCHAIN, NLM_F_CREATE, op.chain, table, false,
+              op.loc);
+    break;
+  case OpKind::chain_restore:
+    add_chain(b, NFT_MSG_NEWCHAIN, NLM_F_CREATE, op.chain, table, false,
+              op.loc);
+    b.add_flush(table, chain, op.loc);
+    break;
+  case OpKind::chain_new:
+    add_chain(b, NFT_MSG_NEWCHAIN, NLM_F_CREATE | NLM_F_EXCL, op.chain, table,
+              false, op.loc);
+    break;
+  case OpKind::chain_delete:
+    add_chain(b, NFT_MSG_DELCHAIN, NLM_F_NONREC, op.chain, table, false,
+              op.loc);
+    break;
+  case OpKind::chain_flush:
+    b.add_flush(table, chain, op.loc);
+    break;
+  case OpKind::rule_append:
+    b.add_rule(NLM_F_CREATE | NLM_F_APPEND, op.rule, family, table, chain);
+    break;
+  case OpKind::rule_insert:
+    b.add_rule(NLM_F_CREATE, op.rule, family, table, chain);
+    break;
+  }
+}
+
 std::unique_ptr<Batch> build_batch(const Plan &plan, Family family) {
   auto batch = std::make_unique<Batch>(family);
   Batch &b = *batch;
-  const uint32_t fam = b.family();
-  const std::string &table = plan.table;
-  const Location table_loc = plan.loc;
-
-  // Creating the table first makes the delete below valid whether or not
-  // the table existed, without asking the kernel.
-  b.add_table(NFT_MSG_NEWTABLE, NLM_F_CREATE, table, table_loc);
+  bool ready = false;
+  begin_block(b, plan.table, plan.loc, plan.replace, ready);
   if (plan.replace) {
-    // An empty block deletes the table, as iptables-nft-restore does.
-    b.add_table(NFT_MSG_DELTABLE, 0, table, table_loc);
-    if (!plan.chains.empty())
-      b.add_table(NFT_MSG_NEWTABLE, NLM_F_CREATE, table, table_loc);
     for (const auto &pc : plan.chains) {
-      ChainPtr c = make_chain(pc, table, fam, true);
-      b.add_chain(NFT_MSG_NEWCHAIN, NLM_F_CREATE, c.get(), pc.name, pc.loc);
+      Op op{pc.builtin ? OpKind::chain_update : OpKind::chain_create,
+            pc.loc,
+            {},
+            {}};
+      op.chain.loc = pc.loc;
+      op.chain.name = pc.name;
+      op.chain.builtin = pc.builtin;
+      op.chain.policy = pc.policy;
+      op.chain.counters = pc.counters;
+      op.chain.packets = pc.packets;
+      op.chain.bytes = pc.bytes;
+      emit_op(b, op, plan.table, family, plan.loc, ready);
     }
     for (const auto &pc : plan.chains)
       for (const auto &r : pc.rules)
-        add_rule(b, NLM_F_CREATE | NLM_F_APPEND, r, family, table, pc.name);
-    b.finish();
-    return batch;
-  }
-
-  for (const auto &op : plan.ops) {
-    const std::string &chain = op.chain.name;
-    switch (op.kind) {
-    case OpKind::chain_update: {
-      ChainPtr c = make_chain(op.chain, table, fam, true);
-      b.add_chain(NFT_MSG_NEWCHAIN, NLM_F_CREATE, c.get(), chain, op.loc);
-      break;
-    }
-    case OpKind::chain_restore: {
-      ChainPtr c = make_chain(op.chain, table, fam, false);
-      b.add_chain(NFT_MSG_NEWCHAIN, NLM_F_CREATE, c.get(), chain, op.loc);
-      b.add_flush(table, chain, op.loc);
-      break;
-    }
-    case OpKind::chain_new: {
-      ChainPtr c = make_chain(op.chain, table, fam, false);
-      b.add_chain(NFT_MSG_NEWCHAIN, NLM_F_CREATE | NLM_F_EXCL, c.get(), chain,
-                  op.loc);
-      break;
-    }
-    case OpKind::chain_delete: {
-      ChainPtr c = make_chain(op.chain, table, fam, false);
-      b.add_chain(NFT_MSG_DELCHAIN, NLM_F_NONREC, c.get(), chain, op.loc);
-      break;
-    }
-    case OpKind::chain_flush:
-      b.add_flush(table, chain, op.loc);
-      break;
-    case OpKind::rule_append:
-      add_rule(b, NLM_F_CREATE | NLM_F_APPEND, op.rule, family, table, chain);
-      break;
-    case OpKind::rule_insert:
-      add_rule(b, NLM_F_CREATE, op.rule, family, table, chain);
-      break;
-    }
+        b.add_rule(NLM_F_CREATE | NLM_F_APPEND, r, family, plan.table, pc.name);
+  } else {
+    for (const auto &op : plan.ops)
+      emit_op(b, op, plan.table, family, plan.loc, ready);
   }
   b.finish();
   return batch;
