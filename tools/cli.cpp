@@ -144,8 +144,8 @@ int cli_main(int argc, char **argv) {
 
   std::unique_ptr<nft::Transport> transport;
   try {
-    if (!cfg.test)
-      transport = nft::make_netlink_transport();
+    // Also with --test: --noflush commands by position read the kernel.
+    transport = nft::make_netlink_transport();
   } catch (const Error &e) {
     std::cerr << format_diagnostic(e.diag());
     return static_cast<int>(e.diag().code);

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "fastrestore/ir.h"
+#include "fastrestore/nft_rule.h"
 
 namespace fastrestore::nft {
 
@@ -37,7 +38,11 @@ public:
                  const std::string &name, const Location &loc);
   // Encodes an IR rule straight into the batch (see nft_rule.h).
   void add_rule(uint16_t flags, const Rule &rule, Family family,
-                const std::string &table, const std::string &chain);
+                const std::string &table, const std::string &chain,
+                const Placement &where = {});
+  // DELRULE of one rule, by kernel handle or by transaction id.
+  void add_rule_delete(const std::string &table, const std::string &chain,
+                       uint64_t handle, uint32_t id, const Location &loc);
   // DELRULE naming only the chain: flushes it.
   void add_flush(const std::string &table, const std::string &chain,
                  const Location &loc);

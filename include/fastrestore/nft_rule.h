@@ -16,8 +16,18 @@ namespace fastrestore::nft {
 // already holds its nfgenmsg). The buffer behind nlh must have room; the
 // batch keeps ample headroom. Throws Error (at rule.loc) for combinations
 // iptables-nft refuses, such as "-m tcp" with "-p udp".
+// Where a rule goes, for rules that are not simply appended: a kernel
+// handle or the transaction id of a rule added earlier in the same batch.
+struct Placement {
+  uint64_t handle = 0;      // NFTA_RULE_HANDLE (replace this rule)
+  uint64_t position = 0;    // NFTA_RULE_POSITION
+  uint32_t id = 0;          // NFTA_RULE_ID given to this rule
+  uint32_t position_id = 0; // NFTA_RULE_POSITION_ID
+};
+
 void encode_rule(nlmsghdr *nlh, const Rule &rule, Family family,
-                 const std::string &table, const std::string &chain);
+                 const std::string &table, const std::string &chain,
+                 const Placement &where = {});
 
 // A complete NEWRULE message (sequence number 0), for tests and tools.
 std::string rule_message(const Rule &rule, Family family,

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "fastrestore/kernel_state.h"
 #include "fastrestore/nft_batch.h"
 
 namespace fastrestore::nft {
@@ -23,6 +24,9 @@ public:
   // Sends the whole batch with one sendmsg and returns every error the
   // kernel reported for it (empty: committed).
   virtual std::vector<KernelError> send(const Batch &batch) = 0;
+  // Reads the chains and rule handles of one table: one chain dump and one
+  // rule dump. Throws Error when the kernel cannot be asked.
+  virtual KernelTable read_table(uint32_t family, const std::string &table) = 0;
 };
 
 // A NETLINK_NETFILTER socket whose buffers grow to fit each batch.
@@ -34,7 +38,9 @@ std::unique_ptr<Transport> make_netlink_transport();
 class RecordingTransport : public Transport {
 public:
   std::vector<KernelError> send(const Batch &batch) override;
-  std::vector<std::string> sent;                 // raw batch bytes
+  KernelTable read_table(uint32_t family, const std::string &table) override;
+  std::vector<std::pair<std::string, KernelTable>> tables; // for read_table
+  std::vector<std::string> sent;                           // raw batch bytes
   std::vector<std::vector<KernelError>> replies; // consumed front first
 };
 

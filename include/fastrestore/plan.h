@@ -9,18 +9,24 @@
 // line.
 //
 // With --noflush the planner emits one operation per declaration and
-// command against the kernel's current table. Commands that need the
-// kernel's current rules (-D, -R, -C, -I N>1, -E, -Z, and -F/-X without a
-// chain) are refused with --noflush for now.
+// command against the kernel's current table. Commands that address rules
+// by position (-I N, -D N, -R N) or need the list of chains (-E, -F and -X
+// without a chain) read the table's chains and rule handles once; -D and -C
+// with a rule specification and -Z need the rules' contents, which
+// fastrestore does not read yet, and are refused with --noflush.
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "fastrestore/ir.h"
+#include "fastrestore/kernel_state.h"
 #include "fastrestore/tables.h"
 
 namespace fastrestore {
@@ -44,13 +50,29 @@ enum class OpKind {
   chain_flush,   // -F chain
   rule_append,   // -A
   rule_insert,   // -I chain 1
+  // --noflush operations on rules the kernel (or this batch) already has:
+  rule_insert_before, // -I chain N: before the rule `ref`
+  rule_delete,        // -D chain N
+  rule_replace,       // -R chain N on a kernel rule
+  chain_rename,       // -E (a kernel chain, by handle)
+};
+
+// A rule by kernel handle, or by the transaction id of a rule added earlier
+// in the same batch.
+struct RuleRef {
+  uint64_t handle = 0;
+  uint32_t id = 0;
 };
 
 struct Op {
   OpKind kind;
   Location loc;
-  PlannedChain chain; // name (and base chain data for chain_update)
-  Rule rule;          // for rule ops
+  PlannedChain chain;        // name (and base chain data for chain_update)
+  Rule rule;                 // for rule ops
+  uint32_t id = 0;           // transaction id of a new rule (--noflush)
+  RuleRef ref;               // target of rule_insert_before/delete/replace
+  uint64_t chain_handle = 0; // chain_rename, chain_delete (when known)
+  std::string new_name;      // chain_rename
 };
 
 struct Plan {
@@ -61,9 +83,6 @@ struct Plan {
   std::vector<Op> ops;              // noflush mode
 };
 
-// Throws Error for the first command the model refuses.
-Plan plan_block(const Block &block, bool noflush, bool counters);
-
 // Plans a block entry by entry, so each can be encoded as soon as it is
 // read. With --noflush every entry becomes operations. When a table is
 // replaced, declarations, -A, -I 1, -N, -P and -F CHAIN are planned here;
@@ -71,7 +90,11 @@ Plan plan_block(const Block &block, bool noflush, bool counters);
 // reports by returning false.
 class OpPlanner {
 public:
-  OpPlanner(const std::string &table, bool noflush, bool counters);
+  using ReadKernel = std::function<KernelTable()>;
+  // `read_kernel` is called at most once per block, the first time a
+  // --noflush command needs the positions of the kernel's rules.
+  OpPlanner(const std::string &table, bool noflush, bool counters,
+            ReadKernel read_kernel = {});
   // Appends the operations for `entry` to `out`; throws Error when the
   // entry is refused; returns false when the block needs plan_block.
   bool add(const Block::Entry &entry, std::vector<Op> &out);
@@ -84,10 +107,37 @@ private:
   void plan_noflush(const Command &cmd, std::vector<Op> &out);
   void add_rules(const Command &cmd, std::vector<Op> &out);
 
+  // The --noflush model of the table: the kernel's chains and rules with
+  // this block's changes applied. Until a command needs it, changes are
+  // logged and replayed when it is loaded.
+  struct Chain {
+    bool base = false;
+    bool accept = true;
+    uint64_t handle = 0; // 0: created in this block
+    std::vector<RuleRef> rules;
+  };
+  // `id` carries the rule id, or the policy for Event::policy.
+  enum class Event { append, insert_head, flush, create, remove, policy };
+  void record(Event ev, const std::string &chain, uint32_t id = 0);
+  void apply(Event ev, const std::string &chain, uint32_t id);
+  std::map<std::string, Chain> &model(const Command &cmd);
+  Chain &model_chain(const Command &cmd);
+  void plan_positional(const Command &cmd, std::vector<Op> &out);
+
   const BuiltinTable *table_;
   bool noflush_, counters_;
+  ReadKernel read_kernel_;
   std::set<std::string> known_;                         // chains that exist now
   std::vector<std::pair<std::string, Location>> jumps_; // to user chains
+  uint32_t next_id_ = 0;
+  std::optional<std::map<std::string, Chain>> model_;
+  std::vector<std::string> model_order_; // chain order, for -F / -X
+  std::vector<std::tuple<Event, std::string, uint32_t>> log_;
 };
+
+// Throws Error for the first command the model refuses. `read_kernel` is
+// only used with --noflush (see OpPlanner).
+Plan plan_block(const Block &block, bool noflush, bool counters,
+                OpPlanner::ReadKernel read_kernel = {});
 
 } // namespace fastrestore

@@ -33,8 +33,8 @@ struct RestoreStats {
 };
 
 // Returns the process exit status (0, or the failing class's status) after
-// printing diagnostics to `err`. A null transport is only allowed with
-// config.test.
+// printing diagnostics to `err`. With config.test the transport is only
+// read from (and may be null when no --noflush command needs the kernel).
 int run_restore(int fd, const RestoreConfig &config, nft::Transport *transport,
                 std::ostream &out, std::ostream &err,
                 RestoreStats *stats = nullptr);

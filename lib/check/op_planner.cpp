@@ -23,7 +23,7 @@ namespace {
 [[noreturn]] void needs_kernel_rules(const Command &cmd, const char *what) {
   fail(cmd.loc,
        std::string(what) +
-           " with --noflush needs the kernel's current rules, which "
+           " with --noflush needs the contents of the kernel's rules, which "
            "fastrestore does not read yet",
        ExitCode::parameter);
 }
@@ -43,9 +43,10 @@ Op chain_op(OpKind kind, const std::string &name, const Location &loc,
 
 } // namespace
 
-OpPlanner::OpPlanner(const std::string &table, bool noflush, bool counters)
-    : table_(find_builtin_table(table)), noflush_(noflush),
-      counters_(counters) {
+OpPlanner::OpPlanner(const std::string &table, bool noflush, bool counters,
+                     ReadKernel read_kernel)
+    : table_(find_builtin_table(table)), noflush_(noflush), counters_(counters),
+      read_kernel_(std::move(read_kernel)) {
   if (table_ == nullptr)
     fail({}, "table name '" + table + "' invalid", ExitCode::parameter);
 }
@@ -61,14 +62,18 @@ void OpPlanner::add_rules(const Command &cmd, std::vector<Op> &out) {
   for (const auto &r : cmd.rules) {
     Op op{append ? OpKind::rule_append : OpKind::rule_insert, cmd.loc, {}, r};
     op.chain.name = cmd.chain;
+    if (noflush_)
+      op.id = ++next_id_;
     out.push_back(std::move(op));
     if ((r.verdict == Verdict::jump || r.verdict == Verdict::go) &&
         !find_builtin_chain(*table_, r.jump_chain))
       jumps_.emplace_back(r.jump_chain, r.loc);
   }
-  // -I inserts each at the head: reverse so they end in input order.
-  if (!append)
-    std::reverse(out.begin() + first, out.end());
+  // -I puts each rule at the head in turn, so several addresses end up in
+  // reverse order, as with iptables.
+  if (noflush_)
+    for (size_t i = first; i < out.size(); ++i)
+      record(append ? Event::append : Event::insert_head, cmd.chain, out[i].id);
 }
 
 bool OpPlanner::add(const Block::Entry &e, std::vector<Op> &out) {
@@ -84,11 +89,18 @@ bool OpPlanner::add(const Block::Entry &e, std::vector<Op> &out) {
         op.chain.bytes = d.bytes;
       }
       known_.insert(d.name);
+      if (noflush_) {
+        record(Event::create, d.name);
+        if (op.chain.policy)
+          record(Event::policy, d.name, *op.chain.policy);
+      }
       out.push_back(std::move(op));
     } else if (noflush_) {
       // Created if missing, flushed if present.
       out.push_back(chain_op(OpKind::chain_restore, d.name, d.loc, *table_));
       known_.insert(d.name);
+      record(Event::create, d.name);
+      record(Event::flush, d.name);
     } else if (known_.insert(d.name).second) {
       out.push_back(chain_op(OpKind::chain_create, d.name, d.loc, *table_));
     } else {
@@ -150,28 +162,65 @@ bool OpPlanner::plan_replace(const Command &cmd, std::vector<Op> &out) {
 void OpPlanner::plan_noflush(const Command &cmd, std::vector<Op> &out) {
   switch (cmd.kind) {
   case CommandKind::append:
-  case CommandKind::insert:
-    if (cmd.kind == CommandKind::insert && cmd.rulenum != 1)
-      needs_kernel_rules(cmd, "-I with a rule number");
     ensure_base(cmd, out);
     add_rules(cmd, out);
+    break;
+  case CommandKind::insert:
+    ensure_base(cmd, out);
+    if (cmd.rulenum == 1)
+      add_rules(cmd, out);
+    else
+      plan_positional(cmd, out);
+    break;
+  case CommandKind::remove_num:
+  case CommandKind::replace:
+  case CommandKind::rename_chain:
+    plan_positional(cmd, out);
     break;
   case CommandKind::new_chain:
     if (find_builtin_chain(*table_, cmd.chain))
       line_failed(cmd.loc, "Chain already exists.");
     known_.insert(cmd.chain);
     out.push_back(chain_op(OpKind::chain_new, cmd.chain, cmd.loc, *table_));
+    record(Event::create, cmd.chain);
     break;
   case CommandKind::flush:
   case CommandKind::delete_chain: {
-    bool flush = cmd.kind == CommandKind::flush;
-    if (cmd.chain.empty())
-      needs_kernel_rules(cmd,
-                         flush ? "-F without a chain" : "-X without a chain");
-    if (!flush && find_builtin_chain(*table_, cmd.chain))
-      line_failed(cmd.loc, "Cannot delete built-in chain.");
-    out.push_back(chain_op(flush ? OpKind::chain_flush : OpKind::chain_delete,
-                           cmd.chain, cmd.loc, *table_));
+    const bool flush = cmd.kind == CommandKind::flush;
+    if (cmd.chain.empty()) {
+      // Every chain (-F), or every user chain and every idle base chain
+      // (-X), as iptables-nft does.
+      auto &m = model(cmd);
+      for (const auto &name : std::vector<std::string>(model_order_)) {
+        auto it = m.find(name);
+        if (it == m.end())
+          continue;
+        const Chain &c = it->second;
+        if (!flush && c.base && (!c.rules.empty() || !c.accept))
+          continue;
+        Op op = chain_op(flush ? OpKind::chain_flush : OpKind::chain_delete,
+                         name, cmd.loc, *table_);
+        op.chain_handle = c.handle;
+        out.push_back(std::move(op));
+        record(flush ? Event::flush : Event::remove, name);
+      }
+      break;
+    }
+    Op op = chain_op(flush ? OpKind::chain_flush : OpKind::chain_delete,
+                     cmd.chain, cmd.loc, *table_);
+    if (!flush && find_builtin_chain(*table_, cmd.chain)) {
+      // An empty base chain may go; one with rules may not.
+      const Chain &c = model_chain(cmd);
+      if (!c.rules.empty())
+        line_failed(cmd.loc, "Directory not empty.");
+    }
+    if (!flush && model_) {
+      auto it = model_->find(cmd.chain);
+      if (it != model_->end())
+        op.chain_handle = it->second.handle;
+    }
+    out.push_back(std::move(op));
+    record(flush ? Event::flush : Event::remove, cmd.chain);
     break;
   }
   case CommandKind::policy: {
@@ -181,24 +230,181 @@ void OpPlanner::plan_noflush(const Command &cmd, std::vector<Op> &out) {
       line_failed(cmd.loc, "Bad policy name.");
     Op op = chain_op(OpKind::chain_update, cmd.chain, cmd.loc, *table_);
     op.chain.policy = policy_value(cmd.arg);
-    known_.insert(cmd.chain);
+    if (known_.insert(cmd.chain).second)
+      record(Event::create, cmd.chain);
+    record(Event::policy, cmd.chain, *op.chain.policy);
     out.push_back(std::move(op));
     break;
   }
   case CommandKind::remove:
-  case CommandKind::remove_num:
-    needs_kernel_rules(cmd, "-D");
-  case CommandKind::replace:
-    needs_kernel_rules(cmd, "-R");
+    needs_kernel_rules(cmd, "-D with a rule specification");
   case CommandKind::check:
     needs_kernel_rules(cmd, "-C");
   case CommandKind::zero:
     needs_kernel_rules(cmd, "-Z");
-  case CommandKind::rename_chain:
-    needs_kernel_rules(cmd, "-E");
   case CommandKind::none:
     break;
   }
+}
+
+void OpPlanner::plan_positional(const Command &cmd, std::vector<Op> &out) {
+  auto &m = model(cmd);
+  if (cmd.kind == CommandKind::rename_chain) {
+    auto it = m.find(cmd.chain);
+    if (it == m.end() || it->second.base)
+      line_failed(cmd.loc, "No chain/target/match by that name.");
+    if (m.count(cmd.arg) || find_builtin_chain(*table_, cmd.arg))
+      line_failed(cmd.loc, "File exists.");
+    if (it->second.handle == 0)
+      fail(cmd.loc,
+           "cannot rename chain '" + cmd.chain +
+               "' in the block that created it with --noflush",
+           ExitCode::parameter);
+    Op op = chain_op(OpKind::chain_rename, cmd.chain, cmd.loc, *table_);
+    op.chain_handle = it->second.handle;
+    op.new_name = cmd.arg;
+    out.push_back(std::move(op));
+    Chain moved = std::move(it->second);
+    m.erase(it);
+    m.emplace(cmd.arg, std::move(moved));
+    for (auto &n : model_order_)
+      if (n == cmd.chain)
+        n = cmd.arg;
+    known_.erase(cmd.chain);
+    known_.insert(cmd.arg);
+    return;
+  }
+  Chain &c = model_chain(cmd);
+  const size_t n = cmd.rulenum, len = c.rules.size();
+  auto new_rule = [&](OpKind kind, const Rule &r) {
+    Op op{kind, cmd.loc, {}, r};
+    op.chain.name = cmd.chain;
+    op.id = ++next_id_;
+    return op;
+  };
+  switch (cmd.kind) {
+  case CommandKind::insert:
+    if (n > len + 1)
+      line_failed(cmd.loc, "Index of insertion too big.");
+    // Each rule goes to position n in turn (several addresses end up in
+    // reverse order, as with iptables).
+    for (const auto &r : cmd.rules) {
+      const bool at_end = n == c.rules.size() + 1;
+      Op op = new_rule(
+          at_end ? OpKind::rule_append : OpKind::rule_insert_before, r);
+      if (!at_end)
+        op.ref = c.rules[n - 1];
+      c.rules.insert(c.rules.begin() + (n - 1), RuleRef{0, op.id});
+      out.push_back(std::move(op));
+    }
+    break;
+  case CommandKind::remove_num: {
+    if (n > len)
+      line_failed(cmd.loc, "Index of deletion too big.");
+    Op op = chain_op(OpKind::rule_delete, cmd.chain, cmd.loc, *table_);
+    op.ref = c.rules[n - 1];
+    c.rules.erase(c.rules.begin() + (n - 1));
+    out.push_back(std::move(op));
+    break;
+  }
+  case CommandKind::replace: {
+    if (n > len)
+      line_failed(cmd.loc, "Index of replacement too big.");
+    RuleRef old = c.rules[n - 1];
+    Op op = new_rule(OpKind::rule_replace, cmd.rules.front());
+    op.ref = old;
+    if (old.handle == 0) {
+      // A rule of this batch has no handle: delete it, insert in its place.
+      Op del = chain_op(OpKind::rule_delete, cmd.chain, cmd.loc, *table_);
+      del.ref = old;
+      out.push_back(std::move(del));
+      op.kind = n < len ? OpKind::rule_insert_before : OpKind::rule_append;
+      op.ref = n < len ? c.rules[n] : RuleRef{};
+    }
+    c.rules[n - 1] = RuleRef{0, op.id};
+    out.push_back(std::move(op));
+    break;
+  }
+  default:
+    break;
+  }
+}
+
+void OpPlanner::record(Event ev, const std::string &chain, uint32_t id) {
+  if (model_)
+    apply(ev, chain, id);
+  else
+    log_.emplace_back(ev, chain, id);
+}
+
+void OpPlanner::apply(Event ev, const std::string &chain, uint32_t id) {
+  auto &m = *model_;
+  auto it = m.find(chain);
+  switch (ev) {
+  case Event::create:
+    if (it == m.end()) {
+      Chain c;
+      c.base = find_builtin_chain(*table_, chain) != nullptr;
+      m.emplace(chain, std::move(c));
+      model_order_.push_back(chain);
+    }
+    break;
+  case Event::remove:
+    if (it != m.end()) {
+      m.erase(it);
+      model_order_.erase(
+          std::find(model_order_.begin(), model_order_.end(), chain));
+    }
+    break;
+  case Event::flush:
+    if (it != m.end())
+      it->second.rules.clear();
+    break;
+  case Event::policy:
+    if (it != m.end())
+      it->second.accept = id == NF_ACCEPT;
+    break;
+  case Event::append:
+  case Event::insert_head:
+    if (it == m.end())
+      break; // the kernel will refuse the rule
+    if (ev == Event::append)
+      it->second.rules.push_back(RuleRef{0, id});
+    else
+      it->second.rules.insert(it->second.rules.begin(), RuleRef{0, id});
+    break;
+  }
+}
+
+std::map<std::string, OpPlanner::Chain> &OpPlanner::model(const Command &cmd) {
+  if (model_)
+    return *model_;
+  if (!read_kernel_)
+    needs_kernel_rules(cmd, "this command");
+  KernelTable kt = read_kernel_();
+  model_.emplace();
+  for (const auto &kc : kt.chains) {
+    Chain c;
+    c.base = kc.base;
+    c.accept = kc.accept;
+    c.handle = kc.handle;
+    for (uint64_t h : kc.rules)
+      c.rules.push_back(RuleRef{h, 0});
+    model_->emplace(kc.name, std::move(c));
+    model_order_.push_back(kc.name);
+  }
+  for (const auto &[ev, chain, id] : log_)
+    apply(ev, chain, id);
+  log_.clear();
+  return *model_;
+}
+
+OpPlanner::Chain &OpPlanner::model_chain(const Command &cmd) {
+  auto &m = model(cmd);
+  auto it = m.find(cmd.chain);
+  if (it == m.end())
+    line_failed(cmd.loc, "No chain/target/match by that name.");
+  return it->second;
 }
 
 void OpPlanner::finish() const {
@@ -211,11 +417,12 @@ void OpPlanner::finish() const {
       fail(loc, "Chain '" + chain + "' does not exist", ExitCode::parameter);
 }
 
-Plan plan_noflush(const Block &block, const BuiltinTable &, bool counters) {
+Plan plan_noflush(const Block &block, bool counters,
+                  OpPlanner::ReadKernel read_kernel) {
   Plan plan;
   plan.table = block.table;
   plan.loc = block.loc;
-  OpPlanner planner(block.table, true, counters);
+  OpPlanner planner(block.table, true, counters, std::move(read_kernel));
   for (const auto &e : block.entries)
     planner.add(e, plan.ops);
   planner.finish();

@@ -115,8 +115,9 @@ public:
       PlannedChain &c = chain_for_rule(cmd);
       if (cmd.rulenum > c.rules.size() + 1)
         line_failed(cmd.loc, "Index of insertion too big.");
-      c.rules.insert(c.rules.begin() + (cmd.rulenum - 1), cmd.rules.begin(),
-                     cmd.rules.end());
+      // Each rule goes to the position in turn, as with iptables.
+      for (const auto &r : cmd.rules)
+        c.rules.insert(c.rules.begin() + (cmd.rulenum - 1), r);
       break;
     }
     case CommandKind::remove:
@@ -229,18 +230,27 @@ private:
       for (const auto &c : chains_)
         if (!c.builtin && (!c.rules.empty() || referenced(c.name)))
           busy(cmd, c.name);
+      // iptables-nft also drops base chains that are empty and accept.
       chains_.erase(std::remove_if(chains_.begin(), chains_.end(),
                                    [](const PlannedChain &c) {
-                                     return c.builtin == nullptr;
+                                     return c.builtin == nullptr ||
+                                            (c.rules.empty() &&
+                                             c.policy.value_or(NF_ACCEPT) ==
+                                                 NF_ACCEPT);
                                    }),
                     chains_.end());
       return;
     }
-    if (find_builtin_chain(table_, cmd.chain))
-      line_failed(cmd.loc, "Cannot delete built-in chain.");
     PlannedChain *c = find(cmd.chain);
     if (c == nullptr)
       line_failed(cmd.loc, "No chain/target/match by that name.");
+    if (c->builtin) {
+      // An empty base chain goes, as iptables-nft deletes it.
+      if (!c->rules.empty())
+        line_failed(cmd.loc, "Directory not empty.");
+      chains_.erase(chains_.begin() + (c - chains_.data()));
+      return;
+    }
     if (!c->rules.empty() || referenced(cmd.chain))
       busy(cmd, cmd.chain);
     chains_.erase(chains_.begin() + (c - chains_.data()));
@@ -289,14 +299,16 @@ Plan plan_replace(const Block &block, const BuiltinTable &t, bool counters) {
 
 } // namespace
 
-Plan plan_noflush(const Block &block, const BuiltinTable &t, bool counters);
+Plan plan_noflush(const Block &block, bool counters,
+                  OpPlanner::ReadKernel read_kernel);
 
-Plan plan_block(const Block &block, bool noflush, bool counters) {
+Plan plan_block(const Block &block, bool noflush, bool counters,
+                OpPlanner::ReadKernel read_kernel) {
   const BuiltinTable *t = find_builtin_table(block.table);
   if (t == nullptr)
     fail(block.loc, "table name '" + block.table + "' invalid",
          ExitCode::parameter);
-  return noflush ? plan_noflush(block, *t, counters)
+  return noflush ? plan_noflush(block, counters, std::move(read_kernel))
                  : plan_replace(block, *t, counters);
 }
 

@@ -56,7 +56,12 @@ public:
   void begin(const std::string &table, const Location &loc) override {
     table_ = table;
     loc_ = loc;
-    planner_.emplace(table, cfg_.noflush, cfg_.counters);
+    OpPlanner::ReadKernel read;
+    if (transport_ != nullptr)
+      read = [this, table] {
+        return transport_->read_table(batch_->family(), table);
+      };
+    planner_.emplace(table, cfg_.noflush, cfg_.counters, std::move(read));
     batch_ = std::make_unique<nft::Batch>(cfg_.family);
     nft::begin_block(*batch_, table, loc, !cfg_.noflush, table_ready_);
     needs_model_ = false;

@@ -102,10 +102,17 @@ TEST_CASE("replace: errors as iptables-nft-restore reports them", "[planner]") {
   CHECK(busy.loc.line == 4);
 }
 
-TEST_CASE("replace: -X without a chain removes user chains", "[planner]") {
-  Plan p = plan_block(block("filter", {":INPUT ACCEPT", ":a -", ":b -", "-X"}),
-                      false, false);
-  CHECK(chain_names(p) == std::vector<std::string>{"INPUT"});
+TEST_CASE("replace: -X without a chain removes user chains and idle base "
+          "chains",
+          "[planner]") {
+  // As iptables-nft: empty base chains that accept go too.
+  Plan p =
+      plan_block(block("filter", {":INPUT ACCEPT", ":FORWARD DROP",
+                                  ":OUTPUT ACCEPT", "-A OUTPUT", ":a -", "-X"}),
+                 false, false);
+  CHECK(chain_names(p) == std::vector<std::string>{"FORWARD", "OUTPUT"});
+  CHECK(plan_error(block("filter", {"-A OUTPUT", "-X OUTPUT"})).message ==
+        "Directory not empty.");
 }
 
 TEST_CASE("noflush: one operation per line", "[planner]") {
@@ -123,4 +130,60 @@ TEST_CASE("noflush: one operation per line", "[planner]") {
                                      OpKind::rule_insert, OpKind::chain_new,
                                      OpKind::chain_flush, OpKind::chain_delete,
                                      OpKind::chain_update});
+}
+
+TEST_CASE("noflush: positions refer to kernel handles and batch ids",
+          "[planner]") {
+  KernelTable kt;
+  kt.exists = true;
+  kt.chains.push_back(KernelChain{"INPUT", 1, true, true, {10, 11}});
+  int reads = 0;
+  auto read = [&] {
+    ++reads;
+    return kt;
+  };
+  Plan p = plan_block(
+      block("filter", {"-A INPUT -s 1.1.1.1", "-I INPUT 2", "-D INPUT 1",
+                       "-R INPUT 2 -s 2.2.2.2", "-R INPUT 3 -s 3.3.3.3"}),
+      true, false, read);
+  CHECK(reads == 1);
+  // Model: [10, 11, id1] -> [10, id2, 11, id1] -> [id2, 11, id1]
+  //        -> -R 2 replaces handle 11 -> -R 3 replaces batch rule id1.
+  std::vector<OpKind> kinds;
+  for (const auto &op : p.ops)
+    kinds.push_back(op.kind);
+  REQUIRE(kinds ==
+          std::vector<OpKind>{OpKind::chain_update, OpKind::rule_append,
+                              OpKind::rule_insert_before, OpKind::rule_delete,
+                              OpKind::rule_replace, OpKind::rule_delete,
+                              OpKind::rule_append});
+  CHECK(p.ops[2].ref.handle == 11);
+  CHECK(p.ops[3].ref.handle == 10);
+  CHECK(p.ops[4].ref.handle == 11);
+  CHECK(p.ops[5].ref.id == p.ops[1].id);
+  // Without access to the kernel a positional command is refused.
+  CHECK(plan_error(block("filter", {"-D INPUT 1"}), true).code ==
+        ExitCode::parameter);
+}
+
+TEST_CASE("noflush: index errors against the kernel's rules", "[planner]") {
+  KernelTable kt;
+  kt.exists = true;
+  kt.chains.push_back(KernelChain{"INPUT", 1, true, true, {10}});
+  auto read = [&] { return kt; };
+  auto err = [&](std::vector<std::string> lines) {
+    try {
+      plan_block(block("filter", std::move(lines)), true, false, read);
+    } catch (const Error &e) {
+      return e.diag().message;
+    }
+    return std::string();
+  };
+  CHECK(err({"-D INPUT 2"}) == "Index of deletion too big.");
+  CHECK(err({"-I INPUT 3"}) == "Index of insertion too big.");
+  CHECK(err({"-R INPUT 2"}) == "Index of replacement too big.");
+  CHECK(err({"-D nochain 1"}) == "No chain/target/match by that name.");
+  CHECK(err({"-A INPUT", "-X INPUT"}) == "Directory not empty.");
+  CHECK(err({"-D INPUT -j ACCEPT"}).find("contents of the kernel's rules") !=
+        std::string::npos);
 }

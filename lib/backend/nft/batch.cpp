@@ -88,9 +88,10 @@ void Batch::add_chain(uint16_t msg_type, uint16_t flags, nftnl_chain *c,
 }
 
 void Batch::add_rule(uint16_t flags, const Rule &rule, Family family,
-                     const std::string &table, const std::string &chain) {
+                     const std::string &table, const std::string &chain,
+                     const Placement &where) {
   nlmsghdr *nlh = next_header(NFT_MSG_NEWRULE, flags);
-  encode_rule(nlh, rule, family, table, chain);
+  encode_rule(nlh, rule, family, table, chain, where);
   commit_message(nlh, rule.loc, "rule in chain", chain);
 }
 
@@ -106,6 +107,24 @@ void Batch::add_flush(const std::string &table, const std::string &chain,
   nftnl_rule_nlmsg_build_payload(nlh, r);
   nftnl_rule_free(r);
   commit_message(nlh, loc, "flush of chain", chain);
+}
+
+void Batch::add_rule_delete(const std::string &table, const std::string &chain,
+                            uint64_t handle, uint32_t id, const Location &loc) {
+  nftnl_rule *r = nftnl_rule_alloc();
+  if (r == nullptr)
+    throw std::bad_alloc();
+  nftnl_rule_set_u32(r, NFTNL_RULE_FAMILY, family_);
+  nftnl_rule_set_str(r, NFTNL_RULE_TABLE, table.c_str());
+  nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, chain.c_str());
+  if (handle)
+    nftnl_rule_set_u64(r, NFTNL_RULE_HANDLE, handle);
+  else
+    nftnl_rule_set_u32(r, NFTNL_RULE_ID, id);
+  nlmsghdr *nlh = next_header(NFT_MSG_DELRULE, 0);
+  nftnl_rule_nlmsg_build_payload(nlh, r);
+  nftnl_rule_free(r);
+  commit_message(nlh, loc, "rule deletion in chain", chain);
 }
 
 void Batch::finish() {

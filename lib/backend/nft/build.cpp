@@ -81,19 +81,50 @@ void emit_op(Batch &b, const Op &op, const std::string &table, Family family,
     add_chain(b, NFT_MSG_NEWCHAIN, NLM_F_CREATE | NLM_F_EXCL, op.chain, table,
               false, op.loc);
     break;
-  case OpKind::chain_delete:
-    add_chain(b, NFT_MSG_DELCHAIN, NLM_F_NONREC, op.chain, table, false,
-              op.loc);
+  case OpKind::chain_delete: {
+    ChainPtr c = make_chain(op.chain, table, b.family(), false);
+    // By handle when known: a chain renamed earlier in this batch is not
+    // found by its new name yet.
+    if (op.chain_handle)
+      nftnl_chain_set_u64(c.get(), NFTNL_CHAIN_HANDLE, op.chain_handle);
+    b.add_chain(NFT_MSG_DELCHAIN, NLM_F_NONREC, c.get(), op.chain.name, op.loc);
     break;
+  }
   case OpKind::chain_flush:
     b.add_flush(table, chain, op.loc);
     break;
   case OpKind::rule_append:
-    b.add_rule(NLM_F_CREATE | NLM_F_APPEND, op.rule, family, table, chain);
+    b.add_rule(NLM_F_CREATE | NLM_F_APPEND, op.rule, family, table, chain,
+               Placement{0, 0, op.id, 0});
     break;
   case OpKind::rule_insert:
-    b.add_rule(NLM_F_CREATE, op.rule, family, table, chain);
+    b.add_rule(NLM_F_CREATE, op.rule, family, table, chain,
+               Placement{0, 0, op.id, 0});
     break;
+  case OpKind::rule_insert_before:
+    // Without NLM_F_APPEND the kernel puts the rule before its position.
+    b.add_rule(
+        NLM_F_CREATE, op.rule, family, table, chain,
+        Placement{0, op.ref.handle, op.id, op.ref.handle ? 0 : op.ref.id});
+    break;
+  case OpKind::rule_delete:
+    b.add_rule_delete(table, chain, op.ref.handle, op.ref.id, op.loc);
+    break;
+  case OpKind::rule_replace:
+    b.add_rule(NLM_F_CREATE | NLM_F_REPLACE, op.rule, family, table, chain,
+               Placement{op.ref.handle, 0, op.id, 0});
+    break;
+  case OpKind::chain_rename: {
+    ChainPtr c(nftnl_chain_alloc());
+    if (!c)
+      throw std::bad_alloc();
+    nftnl_chain_set_u32(c.get(), NFTNL_CHAIN_FAMILY, b.family());
+    nftnl_chain_set_str(c.get(), NFTNL_CHAIN_TABLE, table.c_str());
+    nftnl_chain_set_u64(c.get(), NFTNL_CHAIN_HANDLE, op.chain_handle);
+    nftnl_chain_set_str(c.get(), NFTNL_CHAIN_NAME, op.new_name.c_str());
+    b.add_chain(NFT_MSG_NEWCHAIN, 0, c.get(), chain, op.loc);
+    break;
+  }
   }
 }
 

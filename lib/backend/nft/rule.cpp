@@ -12,6 +12,8 @@
 #include <linux/netfilter.h>
 #include <linux/netfilter/nf_tables.h>
 
+#include <endian.h>
+
 #include <cstddef>
 #include <vector>
 
@@ -65,10 +67,15 @@ bool all_zero(const std::array<uint8_t, 16> &a, size_t len) {
 } // namespace
 
 void encode_rule(nlmsghdr *nlh, const Rule &rule, Family family,
-                 const std::string &table, const std::string &chain) {
+                 const std::string &table, const std::string &chain,
+                 const Placement &where) {
   const bool v4 = family == Family::ipv4;
   mnl_attr_put_strz(nlh, NFTA_RULE_TABLE, table.c_str());
   mnl_attr_put_strz(nlh, NFTA_RULE_CHAIN, chain.c_str());
+  if (where.handle)
+    mnl_attr_put_u64(nlh, NFTA_RULE_HANDLE, htobe64(where.handle));
+  if (where.position)
+    mnl_attr_put_u64(nlh, NFTA_RULE_POSITION, htobe64(where.position));
   nlattr *exprs = mnl_attr_nest_start(nlh, NFTA_RULE_EXPRESSIONS);
   ExprWriter w(nlh);
 
@@ -129,6 +136,10 @@ void encode_rule(nlmsghdr *nlh, const Rule &rule, Family family,
   mnl_attr_put_u32(nlh, NFTA_RULE_COMPAT_FLAGS,
                    htonl(rule.inv_proto ? NFT_RULE_COMPAT_F_INV : 0));
   mnl_attr_nest_end(nlh, compat);
+  if (where.id)
+    mnl_attr_put_u32(nlh, NFTA_RULE_ID, htonl(where.id));
+  if (where.position_id)
+    mnl_attr_put_u32(nlh, NFTA_RULE_POSITION_ID, htonl(where.position_id));
 }
 
 std::string rule_message(const Rule &rule, Family family,

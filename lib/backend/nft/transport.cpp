@@ -1,5 +1,7 @@
 #include "fastrestore/nft_transport.h"
 
+#include "dump.h"
+
 #include <libmnl/libmnl.h>
 #include <linux/netlink.h>
 #include <sys/socket.h>
@@ -27,6 +29,10 @@ public:
     mnl_socket_setsockopt(nl_, NETLINK_EXT_ACK, &on, sizeof(on));
   }
   ~NetlinkTransport() override { mnl_socket_close(nl_); }
+
+  KernelTable read_table(uint32_t family, const std::string &table) override {
+    return read_kernel_table(nl_, family, table);
+  }
 
   std::vector<KernelError> send(const Batch &batch) override {
     grow_buffers(batch);
@@ -127,6 +133,13 @@ private:
 
 std::unique_ptr<Transport> make_netlink_transport() {
   return std::make_unique<NetlinkTransport>();
+}
+
+KernelTable RecordingTransport::read_table(uint32_t, const std::string &table) {
+  for (const auto &[name, t] : tables)
+    if (name == table)
+      return t;
+  return {};
 }
 
 std::vector<KernelError> RecordingTransport::send(const Batch &batch) {

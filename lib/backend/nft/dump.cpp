@@ -1,0 +1,111 @@
+// Reading a table's chains and rule handles from the kernel (two dumps).
+#include <cstdio> // libnftnl headers need FILE
+#include <libmnl/libmnl.h>
+#include <libnftnl/chain.h>
+#include <libnftnl/common.h>
+#include <libnftnl/rule.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter/nf_tables.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <functional>
+#include <vector>
+
+#include "dump.h"
+
+namespace fastrestore::nft {
+namespace {
+
+using Callback = std::function<void(const nlmsghdr *)>;
+
+int on_message(const nlmsghdr *nlh, void *data) {
+  (*static_cast<Callback *>(data))(nlh);
+  return MNL_CB_OK;
+}
+
+[[noreturn]] void fail(const char *what) {
+  Diagnostic d;
+  d.message = std::string("cannot read the kernel's ") + what + ": " +
+              std::strerror(errno);
+  d.code = ExitCode::kernel;
+  throw Error(std::move(d));
+}
+
+// Runs one dump request; returns false when the table does not exist.
+bool dump(mnl_socket *nl, const nlmsghdr *req, const char *what, Callback cb) {
+  if (mnl_socket_sendto(nl, req, req->nlmsg_len) < 0)
+    fail(what);
+  std::vector<char> buf(1 << 20);
+  uint32_t portid = mnl_socket_get_portid(nl);
+  for (;;) {
+    ssize_t n = mnl_socket_recvfrom(nl, buf.data(), buf.size());
+    if (n < 0)
+      fail(what);
+    int ret = mnl_cb_run(buf.data(), static_cast<size_t>(n), req->nlmsg_seq,
+                         portid, on_message, &cb);
+    if (ret == MNL_CB_STOP)
+      return true;
+    if (ret < 0) {
+      if (errno == ENOENT)
+        return false;
+      fail(what);
+    }
+  }
+}
+
+} // namespace
+
+KernelTable read_kernel_table(mnl_socket *nl, uint32_t family,
+                              const std::string &table) {
+  KernelTable out;
+  std::vector<char> req(MNL_SOCKET_BUFFER_SIZE);
+  uint32_t seq = static_cast<uint32_t>(time(nullptr));
+
+  nlmsghdr *nlh = nftnl_nlmsg_build_hdr(req.data(), NFT_MSG_GETCHAIN, family,
+                                        NLM_F_DUMP, seq);
+  nftnl_chain *c = nftnl_chain_alloc();
+  nftnl_chain_set_str(c, NFTNL_CHAIN_TABLE, table.c_str());
+  nftnl_chain_nlmsg_build_payload(nlh, c);
+  nftnl_chain_free(c);
+  out.exists = dump(nl, nlh, "chains", [&](const nlmsghdr *m) {
+    nftnl_chain *ch = nftnl_chain_alloc();
+    if (nftnl_chain_nlmsg_parse(m, ch) == 0 &&
+        table == nftnl_chain_get_str(ch, NFTNL_CHAIN_TABLE)) {
+      KernelChain kc;
+      kc.name = nftnl_chain_get_str(ch, NFTNL_CHAIN_NAME);
+      kc.handle = nftnl_chain_get_u64(ch, NFTNL_CHAIN_HANDLE);
+      kc.base = nftnl_chain_is_set(ch, NFTNL_CHAIN_HOOKNUM);
+      kc.accept = !nftnl_chain_is_set(ch, NFTNL_CHAIN_POLICY) ||
+                  nftnl_chain_get_u32(ch, NFTNL_CHAIN_POLICY) == NF_ACCEPT;
+      out.chains.push_back(std::move(kc));
+    }
+    nftnl_chain_free(ch);
+  });
+  if (!out.exists)
+    return out;
+
+  nlh = nftnl_nlmsg_build_hdr(req.data(), NFT_MSG_GETRULE, family, NLM_F_DUMP,
+                              ++seq);
+  nftnl_rule *r = nftnl_rule_alloc();
+  nftnl_rule_set_str(r, NFTNL_RULE_TABLE, table.c_str());
+  nftnl_rule_nlmsg_build_payload(nlh, r);
+  nftnl_rule_free(r);
+  dump(nl, nlh, "rules", [&](const nlmsghdr *m) {
+    nftnl_rule *rr = nftnl_rule_alloc();
+    if (nftnl_rule_nlmsg_parse(m, rr) == 0 &&
+        table == nftnl_rule_get_str(rr, NFTNL_RULE_TABLE)) {
+      const char *chain = nftnl_rule_get_str(rr, NFTNL_RULE_CHAIN);
+      for (auto &kc : out.chains)
+        if (kc.name == chain) {
+          kc.rules.push_back(nftnl_rule_get_u64(rr, NFTNL_RULE_HANDLE));
+          break;
+        }
+    }
+    nftnl_rule_free(rr);
+  });
+  return out;
+}
+
+} // namespace fastrestore::nft
