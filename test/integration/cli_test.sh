@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Command-line behaviour of fastrestore against the real kernel, each check
+# in a private network namespace.
+#   cli_test.sh FASTRESTORE
+set -u
+fr=$(realpath "$1")
+if [ "$(id -u)" != 0 ] || ! unshare -n true 2>/dev/null; then
+  echo "SKIP: needs root and network namespaces"
+  exit 77
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+check() { # NAME CONDITION-COMMAND...
+  local name=$1
+  shift
+  if "$@"; then pass=$((pass + 1)); else
+    echo "FAILED: $name"
+    fail=$((fail + 1))
+  fi
+}
+
+cat > "$tmp/v4.rules" <<'R'
+*filter
+:INPUT DROP [0:0]
+-A INPUT -s 192.0.2.1/32 -j ACCEPT
+COMMIT
+R
+cat > "$tmp/v6.rules" <<'R'
+*filter
+:INPUT DROP [0:0]
+-A INPUT -s 2001:db8::1/128 -j ACCEPT
+COMMIT
+R
+
+out=$("$fr" --version); rc=$?
+check "--version prints the version" test "$rc" = 0 -a "${out#fastrestore v}" != "$out"
+out=$("$fr" -h); rc=$?
+check "-h prints usage" test "$rc" = 0 -a -n "$(grep -e --noflush <<< "$out")"
+"$fr" --bogus < /dev/null 2> "$tmp/err"; rc=$?
+check "an unknown option exits 2" test "$rc" = 2
+check "an unknown option is named" grep -q -e "--bogus" "$tmp/err"
+"$fr" /nonexistent/file 2> "$tmp/err"; rc=$?
+check "a missing file exits 1 and is named" test "$rc" = 1 -a -n "$(grep nonexistent "$tmp/err")"
+
+out=$(unshare -n sh -c "'$fr' '$tmp/v4.rules' && iptables-nft-save")
+check "a FILE argument is read" grep -q -- "-A INPUT -s 192.0.2.1/32 -j ACCEPT" <<< "$out"
+
+ln -s "$fr" "$tmp/ip6tables-restore"
+out=$(unshare -n sh -c "'$tmp/ip6tables-restore' < '$tmp/v6.rules' && ip6tables-nft-save")
+check "invoked as ip6tables-restore it reads IPv6" grep -q -- "-A INPUT -s 2001:db8::1/128 -j ACCEPT" <<< "$out"
+out=$(unshare -n sh -c "'$fr' -6 < '$tmp/v6.rules' && ip6tables-nft-save")
+check "-6 reads IPv6" grep -q -- "2001:db8::1/128" <<< "$out"
+
+out=$(unshare -n sh -c "'$fr' -v < '$tmp/v4.rules'")
+check "-v reports each commit" grep -q "committed table filter: 1 rules" <<< "$out"
+
+unshare -n sh -c "setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all '$fr' < '$tmp/v4.rules'" 2> "$tmp/err"; rc=$?
+check "without CAP_NET_ADMIN: exit 4" test "$rc" = 4
+check "without CAP_NET_ADMIN: one line naming it" test "$(wc -l < "$tmp/err")" = 1 -a -n "$(grep CAP_NET_ADMIN "$tmp/err")"
+
+# A COMMIT is applied when it is read: the first block is in the kernel
+# while the second has not arrived yet.
+out=$(unshare -n bash -c "
+  mkfifo '$tmp/pipe'
+  '$fr' < '$tmp/pipe' &
+  exec 3> '$tmp/pipe'
+  cat '$tmp/v4.rules' >&3
+  for i in \$(seq 50); do
+    iptables-nft-save | grep -q 192.0.2.1 && break
+    sleep 0.1
+  done
+  iptables-nft-save | grep -c 192.0.2.1
+  printf '*filter\n-A INPUT -s 192.0.2.2/32 -j ACCEPT\nCOMMIT\n' >&3
+  exec 3>&-
+  wait
+  iptables-nft-save | grep -c '192.0.2.[12]'
+")
+check "each COMMIT is applied as it arrives" test "$(echo $out)" = "1 1"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
