@@ -86,16 +86,20 @@ int cli_main(int argc, char **argv) {
     ("wait-interval,W", po::value<std::string>(&wait_interval)->implicit_value(""),
      "accepted for compatibility")
     ("modprobe,M", po::value<std::string>(&modprobe),
-     "accepted for compatibility (the kernel loads modules itself)")
-    ("file", po::value<std::string>(), "input file (default: standard input)");
+     "accepted for compatibility (the kernel loads modules itself)");
   // clang-format on
+  po::options_description hidden;
+  hidden.add_options()("file", po::value<std::string>(),
+                       "input file (default: standard input)");
+  po::options_description all;
+  all.add(desc).add(hidden);
   po::positional_options_description pos;
   pos.add("file", 1);
 
   po::variables_map vm;
   try {
     po::store(po::command_line_parser(normalise(argc, argv))
-                  .options(desc)
+                  .options(all)
                   .positional(pos)
                   .style(po::command_line_style::unix_style)
                   .run(),
