@@ -83,6 +83,7 @@ private:
   std::vector<Info> info_;
   std::vector<std::string> names_;
   std::unordered_map<std::string, uint32_t> name_ids_;
+  uint32_t last_name_ = 0;
   bool finished_ = false;
 };
 

@@ -95,17 +95,18 @@ public:
   // --noflush command needs the positions of the kernel's rules.
   OpPlanner(const std::string &table, bool noflush, bool counters,
             ReadKernel read_kernel = {});
-  // Appends the operations for `entry` to `out`; throws Error when the
-  // entry is refused; returns false when the block needs plan_block.
-  bool add(const Block::Entry &entry, std::vector<Op> &out);
+  // Appends the operations for `entry` to `out` (its rules move into
+  // them); throws Error when the entry is refused; returns false when the
+  // block needs plan_block.
+  bool add(Block::Entry &&entry, std::vector<Op> &out);
   // Checks made when the block is complete (jumps to missing chains).
   void finish() const;
 
 private:
   void ensure_base(const Command &cmd, std::vector<Op> &out);
-  bool plan_replace(const Command &cmd, std::vector<Op> &out);
-  void plan_noflush(const Command &cmd, std::vector<Op> &out);
-  void add_rules(const Command &cmd, std::vector<Op> &out);
+  bool plan_replace(Command &cmd, std::vector<Op> &out);
+  void plan_noflush(Command &cmd, std::vector<Op> &out);
+  void add_rules(Command &cmd, std::vector<Op> &out);
 
   // The --noflush model of the table: the kernel's chains and rules with
   // this block's changes applied. Until a command needs it, changes are

@@ -41,9 +41,10 @@ public:
   XtParser &operator=(const XtParser &) = delete;
 
   // Parses the words of a rule line (after any [p:b] prefix) for `table`.
+  // The words' text is used as argv and may be modified.
   // `counters` carries the [p:b] prefix when --counters is in effect.
-  Command parse(const std::vector<Token> &words, const std::string &table,
-                int line, const std::string &source,
+  Command parse(std::vector<Token> &words, const std::string &table, int line,
+                const std::string &source,
                 const std::pair<uint64_t, uint64_t> *counters);
 
   // Tells libxtables a name is a chain, so -j NAME never tries to load a

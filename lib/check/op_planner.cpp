@@ -56,18 +56,21 @@ void OpPlanner::ensure_base(const Command &cmd, std::vector<Op> &out) {
     out.push_back(chain_op(OpKind::chain_update, cmd.chain, cmd.loc, *table_));
 }
 
-void OpPlanner::add_rules(const Command &cmd, std::vector<Op> &out) {
+void OpPlanner::add_rules(Command &cmd, std::vector<Op> &out) {
   const bool append = cmd.kind == CommandKind::append;
   size_t first = out.size();
-  for (const auto &r : cmd.rules) {
-    Op op{append ? OpKind::rule_append : OpKind::rule_insert, cmd.loc, {}, r};
+  for (auto &r : cmd.rules) {
+    if ((r.verdict == Verdict::jump || r.verdict == Verdict::go) &&
+        !find_builtin_chain(*table_, r.jump_chain))
+      jumps_.emplace_back(r.jump_chain, r.loc);
+    Op op{append ? OpKind::rule_append : OpKind::rule_insert,
+          cmd.loc,
+          {},
+          std::move(r)};
     op.chain.name = cmd.chain;
     if (noflush_)
       op.id = ++next_id_;
     out.push_back(std::move(op));
-    if ((r.verdict == Verdict::jump || r.verdict == Verdict::go) &&
-        !find_builtin_chain(*table_, r.jump_chain))
-      jumps_.emplace_back(r.jump_chain, r.loc);
   }
   // -I puts each rule at the head in turn, so several addresses end up in
   // reverse order, as with iptables.
@@ -76,7 +79,7 @@ void OpPlanner::add_rules(const Command &cmd, std::vector<Op> &out) {
       record(append ? Event::append : Event::insert_head, cmd.chain, out[i].id);
 }
 
-bool OpPlanner::add(const Block::Entry &e, std::vector<Op> &out) {
+bool OpPlanner::add(Block::Entry &&e, std::vector<Op> &out) {
   if (e.decl) {
     const ChainDecl &d = *e.decl;
     if (d.builtin) {
@@ -109,7 +112,7 @@ bool OpPlanner::add(const Block::Entry &e, std::vector<Op> &out) {
     }
     return true;
   }
-  const Command &cmd = *e.cmd;
+  Command &cmd = *e.cmd;
   if (noflush_) {
     plan_noflush(cmd, out);
     return true;
@@ -117,7 +120,7 @@ bool OpPlanner::add(const Block::Entry &e, std::vector<Op> &out) {
   return plan_replace(cmd, out);
 }
 
-bool OpPlanner::plan_replace(const Command &cmd, std::vector<Op> &out) {
+bool OpPlanner::plan_replace(Command &cmd, std::vector<Op> &out) {
   switch (cmd.kind) {
   case CommandKind::append:
   case CommandKind::insert:
@@ -159,7 +162,7 @@ bool OpPlanner::plan_replace(const Command &cmd, std::vector<Op> &out) {
   }
 }
 
-void OpPlanner::plan_noflush(const Command &cmd, std::vector<Op> &out) {
+void OpPlanner::plan_noflush(Command &cmd, std::vector<Op> &out) {
   switch (cmd.kind) {
   case CommandKind::append:
     ensure_base(cmd, out);
@@ -423,8 +426,8 @@ Plan plan_noflush(const Block &block, bool counters,
   plan.table = block.table;
   plan.loc = block.loc;
   OpPlanner planner(block.table, true, counters, std::move(read_kernel));
-  for (const auto &e : block.entries)
-    planner.add(e, plan.ops);
+  for (auto e : block.entries) // a copy: the entry's rules move into ops
+    planner.add(std::move(e), plan.ops);
   planner.finish();
   return plan;
 }

@@ -104,7 +104,7 @@ private:
     if (needs_model_)
       return;
     ops_.clear();
-    if (!planner_->add(e, ops_)) {
+    if (!planner_->add(std::move(e), ops_)) {
       needs_model_ = true;
       batch_.reset();
       return;

@@ -234,13 +234,16 @@ Command XtRuleState::finish(int line) {
   if (command_ &
       (CMD_APPEND | CMD_INSERT | CMD_DELETE | CMD_REPLACE | CMD_CHECK)) {
     const size_t alen = family_ == Family::ipv4 ? 4 : 16;
-    const Rule proto = base_rule(line);
+    Rule proto = base_rule(line);
     auto bytes = [&](void *arr, unsigned i) {
       return static_cast<const uint8_t *>(arr) + i * alen;
     };
+    cmd.rules.reserve(size_t(nsaddrs_) * ndaddrs_);
     for (unsigned i = 0; i < nsaddrs_; ++i) {
       for (unsigned j = 0; j < ndaddrs_; ++j) {
-        Rule r = proto;
+        // The last pair takes the prototype itself.
+        const bool last = i + 1 == nsaddrs_ && j + 1 == ndaddrs_;
+        Rule r = last ? std::move(proto) : proto;
         const uint8_t *sa = bytes(saddrs_, i), *sm = bytes(smasks_, i);
         const uint8_t *da = bytes(daddrs_, j), *dm = bytes(dmasks_, j);
         std::memcpy(r.src.data(), sa, alen);

@@ -111,9 +111,8 @@ void XtParser::announce_chain(const std::string &name) {
   xtables_announce_chain(name.c_str());
 }
 
-Command XtParser::parse(const std::vector<Token> &words,
-                        const std::string &table, int line,
-                        const std::string &source,
+Command XtParser::parse(std::vector<Token> &words, const std::string &table,
+                        int line, const std::string &source,
                         const std::pair<uint64_t, uint64_t> *counters) {
   XtRuleState st(family_, table, words, counters);
   try {

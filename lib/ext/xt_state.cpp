@@ -94,10 +94,10 @@ constexpr size_t kMaxArgs = 255;
 } // namespace
 
 XtRuleState::XtRuleState(Family family, const std::string &table,
-                         const std::vector<Token> &words,
+                         std::vector<Token> &words,
                          const std::pair<uint64_t, uint64_t> *counters)
     : family_(family), table_(table), words_(words) {
-  store_.reserve(words.size() + 7);
+  store_.reserve(6);
   argv_.reserve(words.size() + 8);
   store_.push_back("fastrestore");
   store_.push_back("-t");
@@ -108,11 +108,12 @@ XtRuleState::XtRuleState(Family family, const std::string &table,
     store_.push_back(std::to_string(counters->second));
   }
   prefix_ = static_cast<int>(store_.size());
-  for (const auto &w : words)
-    store_.push_back(w.text);
-  too_many_args_ = store_.size() + 1 >= kMaxArgs;
+  too_many_args_ = store_.size() + words.size() + 1 >= kMaxArgs;
   for (auto &s : store_)
     argv_.push_back(s.data());
+  // getopt and the plugins may write into the words (-p lowercases them).
+  for (auto &w : words)
+    argv_.push_back(w.text.data());
   argv_.push_back(nullptr);
   if (family_ == Family::ipv6)
     e6().ipv6.flags = 0;

@@ -75,7 +75,7 @@ const char *kOptString();
 class XtRuleState {
 public:
   XtRuleState(Family family, const std::string &table,
-              const std::vector<Token> &words,
+              std::vector<Token> &words,
               const std::pair<uint64_t, uint64_t> *counters);
   ~XtRuleState();
   XtRuleState(const XtRuleState &) = delete;
@@ -106,7 +106,7 @@ private:
 
   Family family_;
   std::string table_;
-  const std::vector<Token> &words_;
+  std::vector<Token> &words_;
   std::vector<std::string> store_;
   std::vector<char *> argv_;
   int prefix_ = 0; // argv entries before the first word

@@ -1,65 +1,77 @@
 #include "fastrestore/lexer.h"
 
 namespace fastrestore {
+namespace {
+
+bool blank(char c) {
+  return c == ' ' || c == '\t' || c == '\n';
+}
+
+} // namespace
 
 LexResult split_words(std::string_view line) {
   LexResult out;
   out.tokens.reserve(24);
-  Token cur;
-  bool in_quotes = false, escaped = false, have_word = false;
-  int col = 0;
-
-  auto flush = [&](int end_col) {
-    cur.col_end = end_col;
-    out.tokens.push_back(std::move(cur));
-    cur = Token{};
-    have_word = false;
-  };
-  auto add = [&](char c) -> bool {
-    if (cur.text.size() >= kMaxWordLength) {
-      out.error = "parameter too long";
-      out.error_col = cur.col_begin;
-      return false;
-    }
-    cur.text.push_back(c);
-    return true;
-  };
-
-  for (char c : line) {
-    ++col;
-    if (!have_word) {
-      if (c == ' ' || c == '\t' || c == '\n')
-        continue;
-      have_word = true;
-      cur.col_begin = col;
-    }
-    if (in_quotes) {
-      if (escaped) {
-        escaped = false;
-        if (!add(c))
-          return out;
-      } else if (c == '\\') {
-        escaped = true;
-      } else if (c == '"') {
-        in_quotes = false;
-        flush(col);
-      } else if (!add(c)) {
+  const size_t n = line.size();
+  size_t i = 0;
+  while (i < n) {
+    while (i < n && blank(line[i]))
+      ++i;
+    if (i == n)
+      break;
+    Token tok;
+    tok.col_begin = static_cast<int>(i) + 1;
+    // Most words have no quotes: take them in one piece.
+    size_t j = i;
+    while (j < n && !blank(line[j]) && line[j] != '"')
+      ++j;
+    if (j == n || blank(line[j])) {
+      if (j - i > kMaxWordLength) {
+        out.error = "parameter too long";
+        out.error_col = tok.col_begin;
         return out;
       }
+      tok.text.assign(line.data() + i, j - i);
+      tok.col_end = static_cast<int>(j);
+      out.tokens.push_back(std::move(tok));
+      i = j;
       continue;
     }
-    if (c == '"') {
-      in_quotes = true;
-      cur.quoted = true;
-    } else if (c == ' ' || c == '\t' || c == '\n') {
-      flush(col - 1);
-    } else if (!add(c)) {
-      return out;
+    // A word with quotes: a quote opens a run where blanks are kept and a
+    // backslash takes the next character literally; the closing quote ends
+    // the word. An unterminated quote keeps what it collected.
+    tok.text.assign(line.data() + i, j - i);
+    bool in_quotes = false, escaped = false, done = false;
+    for (i = j; i < n && !done; ++i) {
+      char c = line[i];
+      if (in_quotes) {
+        if (escaped) {
+          escaped = false;
+        } else if (c == '\\') {
+          escaped = true;
+          continue;
+        } else if (c == '"') {
+          done = true;
+          tok.col_end = static_cast<int>(i) + 1;
+          continue;
+        }
+      } else if (c == '"') {
+        in_quotes = true;
+        tok.quoted = true;
+        continue;
+      } else if (blank(c)) {
+        break;
+      }
+      if (tok.text.size() >= kMaxWordLength) {
+        out.error = "parameter too long";
+        out.error_col = tok.col_begin;
+        return out;
+      }
+      tok.text.push_back(c);
     }
-  }
-  if (have_word) {
-    // An unterminated quote keeps what it collected, as iptables does.
-    flush(col);
+    if (!done)
+      tok.col_end = static_cast<int>(i);
+    out.tokens.push_back(std::move(tok));
   }
   return out;
 }

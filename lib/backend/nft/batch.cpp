@@ -50,13 +50,16 @@ nlmsghdr *Batch::next_header(uint16_t msg_type, uint16_t flags) {
 }
 
 uint32_t Batch::name_id(const std::string &name) {
+  // Consecutive messages mostly name the same chain.
+  if (!names_.empty() && names_[last_name_] == name)
+    return last_name_;
   auto it = name_ids_.find(name);
   if (it != name_ids_.end())
-    return it->second;
+    return last_name_ = it->second;
   uint32_t id = static_cast<uint32_t>(names_.size());
   names_.push_back(name);
   name_ids_.emplace(name, id);
-  return id;
+  return last_name_ = id;
 }
 
 void Batch::commit_message(const nlmsghdr *nlh, const Location &loc,
