@@ -17,7 +17,8 @@
 # A NAME.save4 (.save6) file beside a passing case also replaces the
 # comparison with the reference where fastrestore differs on purpose.
 # A passing case (N = 0) must leave exactly the same iptables-nft-save,
-# ip6tables-nft-save and nft list ruleset output as the reference tool. A
+# ip6tables-nft-save and nft list ruleset output as the reference tool, and
+# the same expressions in every rule (nft --debug=netlink, handles removed). A
 # failing case must leave the kernel exactly as the pre file left it.
 set -u
 fr=$(realpath "$1")
@@ -66,6 +67,9 @@ run_in_ns() {
       iptables-nft-save $save_c | grep -v "^#" > "$out/$1.save4"
       ip6tables-nft-save $save_c | grep -v "^#" > "$out/$1.save6"
       nft list ruleset > "$out/$1.nft" 2>/dev/null
+      # The exact expressions of every rule, without kernel handles.
+      nft --debug=netlink list ruleset 2>/dev/null |
+        sed -E "s/^((ip|ip6) [^ ]+ [^ ]+) [0-9]+( [0-9]+)?$/\1/" > "$out/$1.netlink"
     }
     snap before
     $cmd < "$case_file" > "$out/stdout" 2> "$out/stderr"
@@ -102,7 +106,7 @@ if [ "$want" = 0 ] && { [ "$ref_status" != 0 ] || [ -f "$dir/$name.save${family:
     fail=1
   fi
 elif [ "$want" = 0 ]; then
-  for f in save4 save6 nft; do
+  for f in save4 save6 nft netlink; do
     if ! diff -u "$tmp/ref/after.$f" "$tmp/fr/after.$f" > "$tmp/diff"; then
       echo "$f differs from $ref_tool (--- reference, +++ fastrestore):"
       cat "$tmp/diff"
@@ -113,7 +117,7 @@ else
   # A failing block changes nothing; blocks committed before it stay, as
   # with the reference tool.
   commits=$(grep -c '^COMMIT$' "$case_file")
-  for f in save4 save6 nft; do
+  for f in save4 save6 nft netlink; do
     if [ "$commits" -le 1 ] &&
        ! diff -u "$tmp/fr/before.$f" "$tmp/fr/after.$f" > "$tmp/diff"; then
       echo "failed restore changed the kernel ($f):"
