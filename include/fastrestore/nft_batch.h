@@ -75,6 +75,10 @@ private:
   void commit_message(const nlmsghdr *nlh, const Location &loc,
                       const char *kind, const std::string &name);
   uint32_t name_id(const std::string &name);
+  // DELRULE of one rule (handle or id) or, with neither, of a whole chain.
+  void add_delrule(const std::string &table, const std::string &chain,
+                   uint64_t handle, uint32_t id, const Location &loc,
+                   const char *kind);
 
   uint32_t family_;
   std::vector<Chunk> chunks_;

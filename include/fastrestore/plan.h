@@ -124,6 +124,7 @@ private:
   std::map<std::string, Chain> &model(const Command &cmd);
   Chain &model_chain(const Command &cmd);
   void plan_positional(const Command &cmd, std::vector<Op> &out);
+  void plan_policy(const Command &cmd, std::vector<Op> &out);
 
   const BuiltinTable *table_;
   bool noflush_, counters_;

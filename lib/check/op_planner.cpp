@@ -3,22 +3,15 @@
 
 #include <algorithm>
 
+#include "check_errors.h"
 #include "fastrestore/plan.h"
 
 namespace fastrestore {
 namespace {
 
-[[noreturn]] void fail(const Location &loc, std::string msg, ExitCode code) {
-  Diagnostic d;
-  d.loc = loc;
-  d.message = std::move(msg);
-  d.code = code;
-  throw Error(std::move(d));
-}
-
-[[noreturn]] void line_failed(const Location &loc, const std::string &reason) {
-  fail(loc, reason, ExitCode::format);
-}
+using check::fail;
+using check::line_failed;
+using check::policy_value;
 
 [[noreturn]] void needs_kernel_rules(const Command &cmd, const char *what) {
   fail(cmd.loc,
@@ -26,10 +19,6 @@ namespace {
            " with --noflush needs the contents of the kernel's rules, which "
            "fastrestore does not read yet",
        ExitCode::parameter);
-}
-
-uint32_t policy_value(const std::string &p) {
-  return p == "DROP" ? NF_DROP : NF_ACCEPT;
 }
 
 Op chain_op(OpKind kind, const std::string &name, const Location &loc,
@@ -137,17 +126,9 @@ bool OpPlanner::plan_replace(Command &cmd, std::vector<Op> &out) {
     known_.insert(cmd.chain);
     out.push_back(chain_op(OpKind::chain_create, cmd.chain, cmd.loc, *table_));
     return true;
-  case CommandKind::policy: {
-    if (!find_builtin_chain(*table_, cmd.chain))
-      line_failed(cmd.loc, "Bad built-in chain name.");
-    if (cmd.arg != "ACCEPT" && cmd.arg != "DROP")
-      line_failed(cmd.loc, "Bad policy name.");
-    Op op = chain_op(OpKind::chain_update, cmd.chain, cmd.loc, *table_);
-    op.chain.policy = policy_value(cmd.arg);
-    known_.insert(cmd.chain);
-    out.push_back(std::move(op));
+  case CommandKind::policy:
+    plan_policy(cmd, out);
     return true;
-  }
   case CommandKind::flush:
     if (cmd.chain.empty())
       return false;
@@ -226,19 +207,9 @@ void OpPlanner::plan_noflush(Command &cmd, std::vector<Op> &out) {
     record(flush ? Event::flush : Event::remove, cmd.chain);
     break;
   }
-  case CommandKind::policy: {
-    if (!find_builtin_chain(*table_, cmd.chain))
-      line_failed(cmd.loc, "Bad built-in chain name.");
-    if (cmd.arg != "ACCEPT" && cmd.arg != "DROP")
-      line_failed(cmd.loc, "Bad policy name.");
-    Op op = chain_op(OpKind::chain_update, cmd.chain, cmd.loc, *table_);
-    op.chain.policy = policy_value(cmd.arg);
-    if (known_.insert(cmd.chain).second)
-      record(Event::create, cmd.chain);
-    record(Event::policy, cmd.chain, *op.chain.policy);
-    out.push_back(std::move(op));
+  case CommandKind::policy:
+    plan_policy(cmd, out);
     break;
-  }
   case CommandKind::remove:
     needs_kernel_rules(cmd, "-D with a rule specification");
   case CommandKind::check:
@@ -248,6 +219,16 @@ void OpPlanner::plan_noflush(Command &cmd, std::vector<Op> &out) {
   case CommandKind::none:
     break;
   }
+}
+
+void OpPlanner::plan_policy(const Command &cmd, std::vector<Op> &out) {
+  Op op = chain_op(OpKind::chain_update, cmd.chain, cmd.loc, *table_);
+  op.chain.policy = check::checked_policy(*table_, cmd);
+  if (known_.insert(cmd.chain).second && noflush_)
+    record(Event::create, cmd.chain);
+  if (noflush_)
+    record(Event::policy, cmd.chain, *op.chain.policy);
+  out.push_back(std::move(op));
 }
 
 void OpPlanner::plan_positional(const Command &cmd, std::vector<Op> &out) {

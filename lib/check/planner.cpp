@@ -2,23 +2,15 @@
 
 #include <algorithm>
 
+#include "check_errors.h"
 #include "fastrestore/plan.h"
 
 namespace fastrestore {
 namespace {
 
-[[noreturn]] void fail(const Location &loc, std::string msg, ExitCode code) {
-  Diagnostic d;
-  d.loc = loc;
-  d.message = std::move(msg);
-  d.code = code;
-  throw Error(std::move(d));
-}
-
-// iptables-nft-restore reports model errors as "line N failed: <reason>".
-[[noreturn]] void line_failed(const Location &loc, const std::string &reason) {
-  fail(loc, reason, ExitCode::format);
-}
+using check::fail;
+using check::line_failed;
+using check::policy_value;
 
 bool same_blob(const XtBlob &a, const XtBlob &b) {
   return a.name == b.name && a.revision == b.revision && a.data == b.data;
@@ -39,10 +31,6 @@ bool same_rule(const Rule &a, const Rule &b) {
     if (!same_blob(a.matches[i], b.matches[i]))
       return false;
   return !a.target || same_blob(*a.target, *b.target);
-}
-
-uint32_t policy_value(const std::string &p) {
-  return p == "DROP" ? NF_DROP : NF_ACCEPT;
 }
 
 // The model of a table being replaced.
@@ -173,12 +161,8 @@ public:
       rename(cmd);
       break;
     case CommandKind::policy: {
-      if (find_builtin_chain(table_, cmd.chain) == nullptr)
-        line_failed(cmd.loc, "Bad built-in chain name.");
-      if (cmd.arg != "ACCEPT" && cmd.arg != "DROP")
-        line_failed(cmd.loc, "Bad policy name.");
-      find_or_create_builtin(cmd.chain, cmd.loc)->policy =
-          policy_value(cmd.arg);
+      uint32_t policy = check::checked_policy(table_, cmd);
+      find_or_create_builtin(cmd.chain, cmd.loc)->policy = policy;
       break;
     }
     case CommandKind::none:

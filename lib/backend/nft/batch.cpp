@@ -98,22 +98,9 @@ void Batch::add_rule(uint16_t flags, const Rule &rule, Family family,
   commit_message(nlh, rule.loc, "rule in chain", chain);
 }
 
-void Batch::add_flush(const std::string &table, const std::string &chain,
-                      const Location &loc) {
-  nftnl_rule *r = nftnl_rule_alloc();
-  if (r == nullptr)
-    throw std::bad_alloc();
-  nftnl_rule_set_u32(r, NFTNL_RULE_FAMILY, family_);
-  nftnl_rule_set_str(r, NFTNL_RULE_TABLE, table.c_str());
-  nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, chain.c_str());
-  nlmsghdr *nlh = next_header(NFT_MSG_DELRULE, 0);
-  nftnl_rule_nlmsg_build_payload(nlh, r);
-  nftnl_rule_free(r);
-  commit_message(nlh, loc, "flush of chain", chain);
-}
-
-void Batch::add_rule_delete(const std::string &table, const std::string &chain,
-                            uint64_t handle, uint32_t id, const Location &loc) {
+void Batch::add_delrule(const std::string &table, const std::string &chain,
+                        uint64_t handle, uint32_t id, const Location &loc,
+                        const char *kind) {
   nftnl_rule *r = nftnl_rule_alloc();
   if (r == nullptr)
     throw std::bad_alloc();
@@ -122,12 +109,22 @@ void Batch::add_rule_delete(const std::string &table, const std::string &chain,
   nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, chain.c_str());
   if (handle)
     nftnl_rule_set_u64(r, NFTNL_RULE_HANDLE, handle);
-  else
+  else if (id)
     nftnl_rule_set_u32(r, NFTNL_RULE_ID, id);
   nlmsghdr *nlh = next_header(NFT_MSG_DELRULE, 0);
   nftnl_rule_nlmsg_build_payload(nlh, r);
   nftnl_rule_free(r);
-  commit_message(nlh, loc, "rule deletion in chain", chain);
+  commit_message(nlh, loc, kind, chain);
+}
+
+void Batch::add_flush(const std::string &table, const std::string &chain,
+                      const Location &loc) {
+  add_delrule(table, chain, 0, 0, loc, "flush of chain");
+}
+
+void Batch::add_rule_delete(const std::string &table, const std::string &chain,
+                            uint64_t handle, uint32_t id, const Location &loc) {
+  add_delrule(table, chain, handle, id, loc, "rule deletion in chain");
 }
 
 void Batch::finish() {
