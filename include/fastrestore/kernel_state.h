@@ -1,6 +1,6 @@
 // What --noflush needs to know of a table the kernel holds: its chains in
-// kernel order, and the handles of each chain's rules in order. Read by the
-// backend (Transport::read_table), used by the planner.
+// kernel order, and each chain's rules in order (handle and message). Read by
+// the backend (Transport::read_table), used by the planner.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +15,9 @@ struct KernelChain {
   bool base = false;
   bool accept = true; // policy accept, or no policy
   std::vector<uint64_t> rules;
+  // Each rule as the kernel dumped it (an NFT_MSG_NEWRULE message), in the
+  // order of `rules`: for -D / -C by rule specification and for -Z.
+  std::vector<std::string> messages;
 };
 
 struct KernelTable {

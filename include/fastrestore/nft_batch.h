@@ -11,6 +11,7 @@
 #pragma once
 
 #include <libnftnl/chain.h>
+#include <libnftnl/rule.h>
 #include <linux/netlink.h>
 #include <sys/uio.h>
 
@@ -40,6 +41,9 @@ public:
   void add_rule(uint16_t flags, const Rule &rule, Family family,
                 const std::string &table, const std::string &chain,
                 const Placement &where = {});
+  // A rule as libnftnl holds it (e.g. one read back from the kernel).
+  void add_rule(uint16_t msg_type, uint16_t flags, nftnl_rule *r,
+                const std::string &chain, const Location &loc);
   // DELRULE of one rule, by kernel handle or by transaction id.
   void add_rule_delete(const std::string &table, const std::string &chain,
                        uint64_t handle, uint32_t id, const Location &loc);

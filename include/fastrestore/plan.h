@@ -22,6 +22,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -54,6 +55,7 @@ enum class OpKind {
   rule_insert_before, // -I chain N: before the rule `ref`
   rule_delete,        // -D chain N
   rule_replace,       // -R chain N on a kernel rule
+  rule_zero,          // -Z: a kernel rule again, counters zeroed (`message`)
   chain_rename,       // -E (a kernel chain, by handle)
 };
 
@@ -73,6 +75,16 @@ struct Op {
   RuleRef ref;               // target of rule_insert_before/delete/replace
   uint64_t chain_handle = 0; // chain_rename, chain_delete (when known)
   std::string new_name;      // chain_rename
+  std::string message;       // rule_zero: the rule as the kernel dumped it
+};
+
+// How --noflush reaches the kernel's table: `read` dumps it (called at most
+// once per block, when a command first needs it); the signers give rule
+// identities for -D and -C by rule specification (see rule_signature.h).
+struct KernelAccess {
+  std::function<KernelTable()> read;
+  std::function<std::string(std::string_view message)> sign_message;
+  std::function<std::string(const Rule &rule)> sign_rule;
 };
 
 struct Plan {
@@ -90,11 +102,8 @@ struct Plan {
 // reports by returning false.
 class OpPlanner {
 public:
-  using ReadKernel = std::function<KernelTable()>;
-  // `read_kernel` is called at most once per block, the first time a
-  // --noflush command needs the positions of the kernel's rules.
   OpPlanner(const std::string &table, bool noflush, bool counters,
-            ReadKernel read_kernel = {});
+            KernelAccess kernel = {});
   // Appends the operations for `entry` to `out` (its rules move into
   // them); throws Error when the entry is refused; returns false when the
   // block needs plan_block.
@@ -117,6 +126,9 @@ private:
     uint64_t handle = 0; // 0: created in this block
     std::vector<RuleRef> rules;
   };
+  const std::string &signature(const RuleRef &ref);
+  void plan_by_spec(const Command &cmd, std::vector<Op> &out);
+  void plan_zero(const Command &cmd, std::vector<Op> &out);
   // `id` carries the rule id, or the policy for Event::policy.
   enum class Event { append, insert_head, flush, create, remove, policy };
   void record(Event ev, const std::string &chain, uint32_t id = 0);
@@ -128,18 +140,23 @@ private:
 
   const BuiltinTable *table_;
   bool noflush_, counters_;
-  ReadKernel read_kernel_;
+  KernelAccess kernel_;
   std::set<std::string> known_;                         // chains that exist now
   std::vector<std::pair<std::string, Location>> jumps_; // to user chains
   uint32_t next_id_ = 0;
   std::optional<std::map<std::string, Chain>> model_;
   std::vector<std::string> model_order_; // chain order, for -F / -X
   std::vector<std::tuple<Event, std::string, uint32_t>> log_;
+  // For -D/-C by specification and -Z: the kernel's rule messages, the
+  // rules this block added, and signatures computed so far.
+  std::map<uint64_t, std::string> kernel_msgs_;
+  std::map<uint32_t, Rule> batch_rules_;
+  std::map<std::pair<uint64_t, uint32_t>, std::string> sigs_;
 };
 
 // Throws Error for the first command the model refuses. `read_kernel` is
 // only used with --noflush (see OpPlanner).
 Plan plan_block(const Block &block, bool noflush, bool counters,
-                OpPlanner::ReadKernel read_kernel = {});
+                KernelAccess kernel = {});
 
 } // namespace fastrestore

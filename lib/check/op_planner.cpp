@@ -33,16 +33,20 @@ Op chain_op(OpKind kind, const std::string &name, const Location &loc,
 } // namespace
 
 OpPlanner::OpPlanner(const std::string &table, bool noflush, bool counters,
-                     ReadKernel read_kernel)
+                     KernelAccess kernel)
     : table_(find_builtin_table(table)), noflush_(noflush), counters_(counters),
-      read_kernel_(std::move(read_kernel)) {
+      kernel_(std::move(kernel)) {
   if (table_ == nullptr)
     fail({}, "table name '" + table + "' invalid", ExitCode::parameter);
 }
 
 void OpPlanner::ensure_base(const Command &cmd, std::vector<Op> &out) {
-  if (find_builtin_chain(*table_, cmd.chain) && known_.insert(cmd.chain).second)
+  if (find_builtin_chain(*table_, cmd.chain) &&
+      known_.insert(cmd.chain).second) {
     out.push_back(chain_op(OpKind::chain_update, cmd.chain, cmd.loc, *table_));
+    if (noflush_)
+      record(Event::create, cmd.chain);
+  }
 }
 
 void OpPlanner::add_rules(Command &cmd, std::vector<Op> &out) {
@@ -132,6 +136,7 @@ bool OpPlanner::plan_replace(Command &cmd, std::vector<Op> &out) {
   case CommandKind::flush:
     if (cmd.chain.empty())
       return false;
+    ensure_base(cmd, out); // -F of a base chain creates it, as in iptables
     if (!known_.count(cmd.chain))
       line_failed(cmd.loc, "No chain/target/match by that name.");
     out.push_back(chain_op(OpKind::chain_flush, cmd.chain, cmd.loc, *table_));
@@ -190,6 +195,8 @@ void OpPlanner::plan_noflush(Command &cmd, std::vector<Op> &out) {
       }
       break;
     }
+    if (flush)
+      ensure_base(cmd, out);
     Op op = chain_op(flush ? OpKind::chain_flush : OpKind::chain_delete,
                      cmd.chain, cmd.loc, *table_);
     if (!flush && find_builtin_chain(*table_, cmd.chain)) {
@@ -211,11 +218,12 @@ void OpPlanner::plan_noflush(Command &cmd, std::vector<Op> &out) {
     plan_policy(cmd, out);
     break;
   case CommandKind::remove:
-    needs_kernel_rules(cmd, "-D with a rule specification");
   case CommandKind::check:
-    needs_kernel_rules(cmd, "-C");
+    plan_by_spec(cmd, out);
+    break;
   case CommandKind::zero:
-    needs_kernel_rules(cmd, "-Z");
+    plan_zero(cmd, out);
+    break;
   case CommandKind::none:
     break;
   }
@@ -264,6 +272,8 @@ void OpPlanner::plan_positional(const Command &cmd, std::vector<Op> &out) {
     Op op{kind, cmd.loc, {}, r};
     op.chain.name = cmd.chain;
     op.id = ++next_id_;
+    if (kernel_.sign_rule)
+      batch_rules_.emplace(op.id, r);
     return op;
   };
   switch (cmd.kind) {
@@ -311,6 +321,82 @@ void OpPlanner::plan_positional(const Command &cmd, std::vector<Op> &out) {
   }
   default:
     break;
+  }
+}
+
+const std::string &OpPlanner::signature(const RuleRef &ref) {
+  auto key = std::make_pair(ref.handle, ref.id);
+  auto it = sigs_.find(key);
+  if (it != sigs_.end())
+    return it->second;
+  std::string sig;
+  if (ref.handle) {
+    auto m = kernel_msgs_.find(ref.handle);
+    if (m != kernel_msgs_.end() && kernel_.sign_message)
+      sig = kernel_.sign_message(m->second);
+  } else {
+    auto r = batch_rules_.find(ref.id);
+    if (r != batch_rules_.end() && kernel_.sign_rule)
+      sig = kernel_.sign_rule(r->second);
+  }
+  return sigs_.emplace(key, std::move(sig)).first->second;
+}
+
+// -D and -C by rule specification: the first rule of the chain with the
+// same signature.
+void OpPlanner::plan_by_spec(const Command &cmd, std::vector<Op> &out) {
+  if (!kernel_.sign_rule || !kernel_.sign_message)
+    needs_kernel_rules(cmd, cmd.kind == CommandKind::check
+                                ? "-C"
+                                : "-D with a rule specification");
+  Chain &c = model_chain(cmd);
+  for (const auto &r : cmd.rules) {
+    const std::string want = kernel_.sign_rule(r);
+    auto it =
+        std::find_if(c.rules.begin(), c.rules.end(), [&](const RuleRef &ref) {
+          return signature(ref) == want;
+        });
+    if (it == c.rules.end())
+      line_failed(cmd.loc,
+                  "Bad rule (does a matching rule exist in that chain?).");
+    if (cmd.kind == CommandKind::remove) {
+      Op op = chain_op(OpKind::rule_delete, cmd.chain, cmd.loc, *table_);
+      op.ref = *it;
+      out.push_back(std::move(op));
+      c.rules.erase(it);
+    }
+  }
+}
+
+// -Z: base chain counters, and every rule the kernel holds written again
+// with its counters at zero (as iptables-nft does).
+void OpPlanner::plan_zero(const Command &cmd, std::vector<Op> &out) {
+  auto &m = model(cmd);
+  std::vector<std::string> names;
+  if (cmd.chain.empty()) {
+    names = model_order_;
+  } else {
+    model_chain(cmd);
+    names.push_back(cmd.chain);
+  }
+  for (const auto &name : names) {
+    auto it = m.find(name);
+    if (it == m.end())
+      continue;
+    if (it->second.base) {
+      Op op = chain_op(OpKind::chain_update, name, cmd.loc, *table_);
+      op.chain.counters = true;
+      out.push_back(std::move(op));
+    }
+    for (const auto &ref : it->second.rules) {
+      auto msg = kernel_msgs_.find(ref.handle);
+      if (ref.handle == 0 || msg == kernel_msgs_.end())
+        continue;
+      Op op = chain_op(OpKind::rule_zero, name, cmd.loc, *table_);
+      op.ref = ref;
+      op.message = msg->second;
+      out.push_back(std::move(op));
+    }
   }
 }
 
@@ -363,17 +449,20 @@ void OpPlanner::apply(Event ev, const std::string &chain, uint32_t id) {
 std::map<std::string, OpPlanner::Chain> &OpPlanner::model(const Command &cmd) {
   if (model_)
     return *model_;
-  if (!read_kernel_)
+  if (!kernel_.read)
     needs_kernel_rules(cmd, "this command");
-  KernelTable kt = read_kernel_();
+  KernelTable kt = kernel_.read();
   model_.emplace();
   for (const auto &kc : kt.chains) {
     Chain c;
     c.base = kc.base;
     c.accept = kc.accept;
     c.handle = kc.handle;
-    for (uint64_t h : kc.rules)
-      c.rules.push_back(RuleRef{h, 0});
+    for (size_t i = 0; i < kc.rules.size(); ++i) {
+      c.rules.push_back(RuleRef{kc.rules[i], 0});
+      if (i < kc.messages.size())
+        kernel_msgs_.emplace(kc.rules[i], kc.messages[i]);
+    }
     model_->emplace(kc.name, std::move(c));
     model_order_.push_back(kc.name);
   }
@@ -401,12 +490,11 @@ void OpPlanner::finish() const {
       fail(loc, "Chain '" + chain + "' does not exist", ExitCode::parameter);
 }
 
-Plan plan_noflush(const Block &block, bool counters,
-                  OpPlanner::ReadKernel read_kernel) {
+Plan plan_noflush(const Block &block, bool counters, KernelAccess kernel) {
   Plan plan;
   plan.table = block.table;
   plan.loc = block.loc;
-  OpPlanner planner(block.table, true, counters, std::move(read_kernel));
+  OpPlanner planner(block.table, true, counters, std::move(kernel));
   for (auto e : block.entries) // a copy: the entry's rules move into ops
     planner.add(std::move(e), plan.ops);
   planner.finish();

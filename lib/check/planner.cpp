@@ -193,7 +193,8 @@ private:
         f(c);
       return;
     }
-    PlannedChain *c = find(cmd.chain);
+    // A base chain comes into existence when flushed or zeroed, too.
+    PlannedChain *c = find_or_create_builtin(cmd.chain, cmd.loc);
     if (c == nullptr)
       line_failed(cmd.loc, "No chain/target/match by that name.");
     f(*c);
@@ -283,16 +284,15 @@ Plan plan_replace(const Block &block, const BuiltinTable &t, bool counters) {
 
 } // namespace
 
-Plan plan_noflush(const Block &block, bool counters,
-                  OpPlanner::ReadKernel read_kernel);
+Plan plan_noflush(const Block &block, bool counters, KernelAccess kernel);
 
 Plan plan_block(const Block &block, bool noflush, bool counters,
-                OpPlanner::ReadKernel read_kernel) {
+                KernelAccess kernel) {
   const BuiltinTable *t = find_builtin_table(block.table);
   if (t == nullptr)
     fail(block.loc, "table name '" + block.table + "' invalid",
          ExitCode::parameter);
-  return noflush ? plan_noflush(block, counters, std::move(read_kernel))
+  return noflush ? plan_noflush(block, counters, std::move(kernel))
                  : plan_replace(block, *t, counters);
 }
 

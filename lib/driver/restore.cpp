@@ -5,6 +5,7 @@
 #include "fastrestore/nft_backend.h"
 #include "fastrestore/plan.h"
 #include "fastrestore/restore_parser.h"
+#include "fastrestore/rule_signature.h"
 #include "fastrestore/xt_parser.h"
 #include "line_reader.h"
 
@@ -56,12 +57,16 @@ public:
   void begin(const std::string &table, const Location &loc) override {
     table_ = table;
     loc_ = loc;
-    OpPlanner::ReadKernel read;
+    KernelAccess kernel;
     if (transport_ != nullptr)
-      read = [this, table] {
+      kernel.read = [this, table] {
         return transport_->read_table(batch_->family(), table);
       };
-    planner_.emplace(table, cfg_.noflush, cfg_.counters, std::move(read));
+    kernel.sign_message = [](std::string_view m) { return rule_signature(m); };
+    kernel.sign_rule = [family = cfg_.family](const Rule &r) {
+      return rule_signature(r, family);
+    };
+    planner_.emplace(table, cfg_.noflush, cfg_.counters, std::move(kernel));
     batch_ = std::make_unique<nft::Batch>(cfg_.family);
     nft::begin_block(*batch_, table, loc, !cfg_.noflush, table_ready_);
     needs_model_ = false;

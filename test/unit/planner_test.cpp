@@ -145,7 +145,7 @@ TEST_CASE("noflush: positions refer to kernel handles and batch ids",
   Plan p = plan_block(
       block("filter", {"-A INPUT -s 1.1.1.1", "-I INPUT 2", "-D INPUT 1",
                        "-R INPUT 2 -s 2.2.2.2", "-R INPUT 3 -s 3.3.3.3"}),
-      true, false, read);
+      true, false, KernelAccess{read, {}, {}});
   CHECK(reads == 1);
   // Model: [10, 11, id1] -> [10, id2, 11, id1] -> [id2, 11, id1]
   //        -> -R 2 replaces handle 11 -> -R 3 replaces batch rule id1.
@@ -173,7 +173,8 @@ TEST_CASE("noflush: index errors against the kernel's rules", "[planner]") {
   auto read = [&] { return kt; };
   auto err = [&](std::vector<std::string> lines) {
     try {
-      plan_block(block("filter", std::move(lines)), true, false, read);
+      plan_block(block("filter", std::move(lines)), true, false,
+                 KernelAccess{read, {}, {}});
     } catch (const Error &e) {
       return e.diag().message;
     }

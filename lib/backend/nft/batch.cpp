@@ -98,6 +98,13 @@ void Batch::add_rule(uint16_t flags, const Rule &rule, Family family,
   commit_message(nlh, rule.loc, "rule in chain", chain);
 }
 
+void Batch::add_rule(uint16_t msg_type, uint16_t flags, nftnl_rule *r,
+                     const std::string &chain, const Location &loc) {
+  nlmsghdr *nlh = next_header(msg_type, flags);
+  nftnl_rule_nlmsg_build_payload(nlh, r);
+  commit_message(nlh, loc, "rule in chain", chain);
+}
+
 void Batch::add_delrule(const std::string &table, const std::string &chain,
                         uint64_t handle, uint32_t id, const Location &loc,
                         const char *kind) {

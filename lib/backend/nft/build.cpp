@@ -1,8 +1,11 @@
 #include <cstdio> // libnftnl headers need FILE
 #include <libnftnl/chain.h>
+#include <libnftnl/expr.h>
+#include <libnftnl/rule.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter/nf_tables.h>
 
+#include <cstring>
 #include <new>
 
 #include "fastrestore/nft_backend.h"
@@ -114,6 +117,29 @@ void emit_op(Batch &b, const Op &op, const std::string &table, Family family,
     b.add_rule(NLM_F_CREATE | NLM_F_REPLACE, op.rule, family, table, chain,
                Placement{op.ref.handle, 0, op.id, 0});
     break;
+  case OpKind::rule_zero: {
+    // The rule as the kernel holds it, counters at zero, replacing itself.
+    std::unique_ptr<nftnl_rule, void (*)(const nftnl_rule *)> r(
+        nftnl_rule_alloc(), nftnl_rule_free);
+    if (!r)
+      throw std::bad_alloc();
+    nftnl_rule_nlmsg_parse(
+        reinterpret_cast<const nlmsghdr *>(op.message.data()), r.get());
+    nftnl_expr_foreach(
+        r.get(),
+        [](nftnl_expr *e, void *) {
+          if (std::strcmp(nftnl_expr_get_str(e, NFTNL_EXPR_NAME), "counter") ==
+              0) {
+            nftnl_expr_set_u64(e, NFTNL_EXPR_CTR_PACKETS, 0);
+            nftnl_expr_set_u64(e, NFTNL_EXPR_CTR_BYTES, 0);
+          }
+          return 0;
+        },
+        nullptr);
+    b.add_rule(NFT_MSG_NEWRULE, NLM_F_CREATE | NLM_F_REPLACE, r.get(), chain,
+               op.loc);
+    break;
+  }
   case OpKind::chain_rename: {
     ChainPtr c(nftnl_chain_alloc());
     if (!c)

@@ -100,6 +100,8 @@ KernelTable read_kernel_table(mnl_socket *nl, uint32_t family,
       for (auto &kc : out.chains)
         if (kc.name == chain) {
           kc.rules.push_back(nftnl_rule_get_u64(rr, NFTNL_RULE_HANDLE));
+          kc.messages.emplace_back(reinterpret_cast<const char *>(m),
+                                   m->nlmsg_len);
           break;
         }
     }

@@ -1,0 +1,81 @@
+#include "fastrestore/rule_signature.h"
+
+#include <cstdio> // libnftnl headers need FILE
+#include <libnftnl/expr.h>
+#include <libnftnl/rule.h>
+#include <xtables.h>
+
+#include <cstring>
+
+#include "fastrestore/nft_rule.h"
+
+namespace fastrestore {
+namespace {
+
+// How many bytes of an extension's payload userspace owns.
+size_t owned_size(bool target, const char *name, uint32_t rev, size_t len) {
+  if (target) {
+    xtables_target *t = xtables_find_target(name, XTF_TRY_LOAD);
+    if (t != nullptr && t->revision == rev && t->userspacesize <= len)
+      return t->userspacesize;
+  } else {
+    xtables_match *m = xtables_find_match(name, XTF_TRY_LOAD, nullptr);
+    if (m != nullptr && m->revision == rev && m->userspacesize <= len)
+      return m->userspacesize;
+  }
+  return len;
+}
+
+void append_hex(std::string &out, const void *data, size_t len) {
+  static const char digits[] = "0123456789abcdef";
+  const auto *p = static_cast<const unsigned char *>(data);
+  for (size_t i = 0; i < len; ++i) {
+    out += digits[p[i] >> 4];
+    out += digits[p[i] & 15];
+  }
+}
+
+int add_expr(nftnl_expr *e, void *data) {
+  auto &out = *static_cast<std::string *>(data);
+  const char *name = nftnl_expr_get_str(e, NFTNL_EXPR_NAME);
+  if (std::strcmp(name, "counter") == 0)
+    return 0;
+  const bool target = std::strcmp(name, "target") == 0;
+  if (target || std::strcmp(name, "match") == 0) {
+    const char *xt =
+        nftnl_expr_get_str(e, target ? NFTNL_EXPR_TG_NAME : NFTNL_EXPR_MT_NAME);
+    uint32_t rev =
+        nftnl_expr_get_u32(e, target ? NFTNL_EXPR_TG_REV : NFTNL_EXPR_MT_REV);
+    uint32_t len = 0;
+    const void *info = nftnl_expr_get(
+        e, target ? NFTNL_EXPR_TG_INFO : NFTNL_EXPR_MT_INFO, &len);
+    out += std::string(name) + " " + xt + " " + std::to_string(rev) + " ";
+    append_hex(out, info, owned_size(target, xt, rev, len));
+  } else {
+    char buf[4096];
+    nftnl_expr_snprintf(buf, sizeof(buf), e, NFTNL_OUTPUT_DEFAULT, 0);
+    out += std::string(name) + " " + buf;
+  }
+  out += '\n';
+  return 0;
+}
+
+} // namespace
+
+std::string rule_signature(std::string_view message) {
+  std::string out;
+  nftnl_rule *r = nftnl_rule_alloc();
+  if (r == nullptr)
+    return out;
+  if (nftnl_rule_nlmsg_parse(reinterpret_cast<const nlmsghdr *>(message.data()),
+                             r) == 0)
+    nftnl_expr_foreach(r, add_expr, &out);
+  nftnl_rule_free(r);
+  return out;
+}
+
+std::string rule_signature(const Rule &rule, Family family) {
+  return rule_signature(nft::rule_message(rule, family, "t", "c"));
+}
+
+} // namespace fastrestore
