@@ -10,10 +10,9 @@
 //
 // With --noflush the planner emits one operation per declaration and
 // command against the kernel's current table. Commands that address rules
-// by position (-I N, -D N, -R N) or need the list of chains (-E, -F and -X
-// without a chain) read the table's chains and rule handles once; -D and -C
-// with a rule specification and -Z need the rules' contents, which
-// fastrestore does not read yet, and are refused with --noflush.
+// by position (-I N, -D N, -R N) or specification (-D, -C), -Z, and those
+// that need the list of chains (-E, -F and -X without a chain) read the
+// table once per block (KernelAccess).
 #pragma once
 
 #include <cstdint>

@@ -61,8 +61,11 @@ void OpPlanner::add_rules(Command &cmd, std::vector<Op> &out) {
           {},
           std::move(r)};
     op.chain.name = cmd.chain;
-    if (noflush_)
+    if (noflush_) {
       op.id = ++next_id_;
+      if (kernel_.sign_rule)
+        batch_rules_.emplace(op.id, op.rule);
+    }
     out.push_back(std::move(op));
   }
   // -I puts each rule at the head in turn, so several addresses end up in
