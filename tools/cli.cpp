@@ -79,7 +79,8 @@ int cli_main(int argc, char **argv) {
     ("noflush,n", "add to the tables instead of replacing them")
     ("test,t", "parse, check and build the transactions, send nothing")
     ("verbose,v", po::value<std::vector<std::string>>()->zero_tokens()->composing(),
-     "report each committed block")
+     "name each chain flushed or deleted and list each rule added, "
+     "as iptables-restore -v does")
     ("table,T", po::value<std::string>(&cfg.table), "restore only this table")
     ("wait,w", po::value<std::string>(&wait)->implicit_value(""),
      "accepted for compatibility (nf_tables needs no lock)")

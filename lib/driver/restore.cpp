@@ -1,10 +1,16 @@
 #include "fastrestore/restore.h"
 
+#include <linux/netfilter/nf_tables.h>
+#include <linux/netlink.h>
+
+#include <algorithm>
+#include <cstdio>
 #include <ostream>
 
 #include "fastrestore/nft_backend.h"
 #include "fastrestore/plan.h"
 #include "fastrestore/restore_parser.h"
+#include "fastrestore/rule_print.h"
 #include "fastrestore/rule_signature.h"
 #include "fastrestore/xt_parser.h"
 #include "line_reader.h"
@@ -68,7 +74,10 @@ public:
     };
     planner_.emplace(table, cfg_.noflush, cfg_.counters, std::move(kernel));
     batch_ = std::make_unique<nft::Batch>(cfg_.family);
-    nft::begin_block(*batch_, table, loc, !cfg_.noflush, table_ready_);
+    if (cfg_.verbose && !cfg_.noflush && transport_ != nullptr)
+      verbose_preamble(table, loc);
+    else
+      nft::begin_block(*batch_, table, loc, !cfg_.noflush, table_ready_);
     needs_model_ = false;
     rules_ = 0;
   }
@@ -97,10 +106,6 @@ public:
     stats_.blocks++;
     stats_.rules += rules_;
     stats_.bytes_sent += cfg_.test ? 0 : batch_->size();
-    if (cfg_.verbose)
-      out_ << "# " << (cfg_.test ? "checked" : "committed") << " table "
-           << table_ << ": " << rules_ << " rules, " << batch_->messages()
-           << " messages, " << batch_->size() << " bytes\n";
     batch_.reset();
   }
 
@@ -115,10 +120,74 @@ private:
       return;
     }
     for (const auto &op : ops_) {
+      if (cfg_.verbose && !cfg_.noflush &&
+          (op.kind == OpKind::rule_append || op.kind == OpKind::rule_insert))
+        print_rule_verbose(op.rule, cfg_.family);
       nft::emit_op(*batch_, op, table_, cfg_.family, loc_, table_ready_);
       rules_ +=
           op.kind == OpKind::rule_append || op.kind == OpKind::rule_insert;
     }
+  }
+
+  // With -v, iptables-nft-restore empties a table instead of deleting it:
+  // it flushes every chain (naming each), deletes the user chains (naming
+  // them) and the base chains that accept, and keeps base chains whose
+  // policy is DROP. The same here, with the same lines on stdout.
+  void verbose_preamble(const std::string &table, const Location &loc) {
+    KernelTable kt = transport_->read_table(batch_->family(), table);
+    const BuiltinTable *bt = find_builtin_table(table);
+    std::vector<const BuiltinChain *> bases;
+    for (int i = 0; i < bt->nchains; ++i)
+      bases.push_back(&bt->chains[i]);
+    std::sort(bases.begin(), bases.end(),
+              [](const BuiltinChain *a, const BuiltinChain *b) {
+                return a->hook < b->hook;
+              });
+    std::vector<const KernelChain *> users;
+    for (const auto &kc : kt.chains)
+      if (!kc.base)
+        users.push_back(&kc);
+    std::sort(users.begin(), users.end(),
+              [](const KernelChain *a, const KernelChain *b) {
+                return a->name < b->name;
+              });
+    auto existing = [&](const char *name) -> const KernelChain * {
+      for (const auto &kc : kt.chains)
+        if (kc.name == name)
+          return &kc;
+      return nullptr;
+    };
+    batch_->add_table(NFT_MSG_NEWTABLE, NLM_F_CREATE, table, loc);
+    table_ready_ = true;
+    for (const auto *b : bases) {
+      printf("Flushing chain `%s'\n", b->name);
+      if (existing(b->name))
+        batch_->add_flush(table, b->name, loc);
+    }
+    for (const auto *u : users) {
+      printf("Flushing chain `%s'\n", u->name.c_str());
+      batch_->add_flush(table, u->name, loc);
+    }
+    std::vector<Op> ops;
+    for (const auto *u : users) {
+      printf("Deleting chain `%s'\n", u->name.c_str());
+      Op op{OpKind::chain_delete, loc, {}, {}};
+      op.chain.name = u->name;
+      op.chain_handle = u->handle;
+      ops.push_back(std::move(op));
+    }
+    for (const auto *b : bases) {
+      const KernelChain *kc = existing(b->name);
+      if (kc == nullptr || !kc->accept)
+        continue;
+      Op op{OpKind::chain_delete, loc, {}, {}};
+      op.chain.name = b->name;
+      op.chain_handle = kc->handle;
+      ops.push_back(std::move(op));
+    }
+    for (const auto &op : ops)
+      nft::emit_op(*batch_, op, table, cfg_.family, loc, table_ready_);
+    fflush(stdout);
   }
 
   // Parses the block's lines again into a whole Block.

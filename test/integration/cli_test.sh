@@ -52,8 +52,9 @@ check "invoked as ip6tables-restore it reads IPv6" grep -q -- "-A INPUT -s 2001:
 out=$(unshare -n sh -c "'$fr' -6 < '$tmp/v6.rules' && ip6tables-nft-save")
 check "-6 reads IPv6" grep -q -- "2001:db8::1/128" <<< "$out"
 
-out=$(unshare -n sh -c "'$fr' -v < '$tmp/v4.rules'")
-check "-v reports each commit" grep -q "committed table filter: 1 rules" <<< "$out"
+out=$(unshare -n sh -c "'$fr' < '$tmp/v4.rules' && '$fr' -v < '$tmp/v4.rules'")
+check "-v names each flushed chain" grep -q "^Flushing chain \`INPUT'" <<< "$out"
+check "-v lists each added rule" grep -q "^ACCEPT  all opt -- in \* out \*  192.0.2.1  -> 0.0.0.0/0" <<< "$out"
 
 unshare -n sh -c "setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all '$fr' < '$tmp/v4.rules'" 2> "$tmp/err"; rc=$?
 check "without CAP_NET_ADMIN: exit 4" test "$rc" = 4

@@ -1,0 +1,141 @@
+#include "fastrestore/rule_print.h"
+
+// glibc's network headers before the kernel's, or they collide.
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <netinet/in.h>
+
+#include <linux/netfilter_ipv4/ip_tables.h>
+#include <linux/netfilter_ipv6/ip6_tables.h>
+#include <xtables.h>
+
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "fastrestore/protocols.h"
+
+namespace fastrestore {
+namespace {
+
+std::vector<unsigned char> entry(size_t header, const XtBlob &b, bool target) {
+  std::vector<unsigned char> buf(header + b.data.size());
+  if (target) {
+    auto *t = reinterpret_cast<xt_entry_target *>(buf.data());
+    t->u.target_size = static_cast<uint16_t>(buf.size());
+    std::strncpy(t->u.user.name, b.name.c_str(), sizeof(t->u.user.name) - 1);
+    t->u.user.revision = b.revision;
+  } else {
+    auto *m = reinterpret_cast<xt_entry_match *>(buf.data());
+    m->u.match_size = static_cast<uint16_t>(buf.size());
+    std::strncpy(m->u.user.name, b.name.c_str(), sizeof(m->u.user.name) - 1);
+    m->u.user.revision = b.revision;
+  }
+  std::memcpy(buf.data() + header, b.data.data(), b.data.size());
+  return buf;
+}
+
+std::string address(const Rule &r, bool src, Family family) {
+  const bool v4 = family == Family::ipv4;
+  const auto &a = src ? r.src : r.dst;
+  const auto &m = src ? r.smsk : r.dmsk;
+  std::string out;
+  if (v4) {
+    in_addr addr, mask;
+    std::memcpy(&addr, a.data(), 4);
+    std::memcpy(&mask, m.data(), 4);
+    out = xtables_ipaddr_to_numeric(&addr);
+    out += xtables_ipmask_to_numeric(&mask);
+  } else {
+    in6_addr addr, mask;
+    std::memcpy(&addr, a.data(), 16);
+    std::memcpy(&mask, m.data(), 16);
+    out = xtables_ip6addr_to_numeric(&addr);
+    out += xtables_ip6mask_to_numeric(&mask);
+  }
+  return out;
+}
+
+} // namespace
+
+void print_rule_verbose(const Rule &r, Family family) {
+  const bool v4 = family == Family::ipv4;
+  // Target name, as iptables names it.
+  std::string target;
+  switch (r.verdict) {
+  case Verdict::accept:
+    target = "ACCEPT";
+    break;
+  case Verdict::drop:
+    target = "DROP";
+    break;
+  case Verdict::ret:
+    target = "RETURN";
+    break;
+  case Verdict::jump:
+  case Verdict::go:
+    target = r.jump_chain;
+    break;
+  case Verdict::target:
+    target = r.target->name;
+    break;
+  case Verdict::none:
+    break;
+  }
+  printf("%s ", target.c_str());
+  fputc(r.inv_proto ? '!' : ' ', stdout);
+  const char *pname = builtin_protocol_name(r.proto);
+  if (pname != nullptr)
+    printf("%s ", pname);
+  else
+    printf("%hu ", static_cast<unsigned short>(r.proto));
+  fputs("opt ", stdout);
+  if (v4) {
+    fputc(r.inv_frag ? '!' : '-', stdout);
+    fputc(r.frag ? 'f' : '-', stdout);
+  } else {
+    fputs("--", stdout);
+  }
+  fputc(' ', stdout);
+  printf("in %s%s ", r.inv_iniface ? "!" : "",
+         r.iniface.empty() ? "*" : r.iniface.c_str());
+  printf("out %s%s ", r.inv_outiface ? "!" : "",
+         r.outiface.empty() ? "*" : r.outiface.c_str());
+  fputc(r.inv_src ? '!' : ' ', stdout);
+  printf("%s ", address(r, true, family).c_str());
+  fputc(r.inv_dst ? '!' : ' ', stdout);
+  printf("-> %s", address(r, false, family).c_str());
+  fputs("  ", stdout);
+  if (r.verdict == Verdict::go)
+    printf("[goto] ");
+
+  // The plugins print from the rule's ipt_entry / ip6t_entry.
+  ipt_entry e4{};
+  ip6t_entry e6{};
+  e4.ip.proto = r.proto;
+  e6.ipv6.proto = r.proto;
+  e4.ip.invflags = r.inv_proto ? XT_INV_PROTO : 0;
+  e6.ipv6.invflags = e4.ip.invflags;
+  const void *ip =
+      v4 ? static_cast<const void *>(&e4) : static_cast<const void *>(&e6);
+  for (const auto &m : r.matches) {
+    xtables_match *mt =
+        xtables_find_match(m.name.c_str(), XTF_TRY_LOAD, nullptr);
+    if (mt == nullptr || mt->print == nullptr)
+      continue;
+    auto buf = entry(XT_ALIGN(sizeof(xt_entry_match)), m, false);
+    mt->print(ip, reinterpret_cast<xt_entry_match *>(buf.data()), 1);
+  }
+  if (r.target) {
+    xtables_target *tg =
+        xtables_find_target(r.target->name.c_str(), XTF_TRY_LOAD);
+    if (tg != nullptr && tg->print != nullptr) {
+      auto buf = entry(XT_ALIGN(sizeof(xt_entry_target)), *r.target, true);
+      tg->print(ip, reinterpret_cast<xt_entry_target *>(buf.data()), 1);
+    }
+  }
+  fputc('\n', stdout);
+  fflush(stdout);
+}
+
+} // namespace fastrestore
