@@ -24,7 +24,8 @@ const char kUsage[] =
     "Usage: fastrestore [-4|-6] [-c] [-n] [-t] [-v] [-T table] [-w [secs]]\n"
     "                   [-W usecs] [-M command] [FILE]\n"
     "Loads iptables-save text (standard input, or FILE) into nf_tables,\n"
-    "one transaction per COMMIT.\n";
+    "one transaction per COMMIT (with --legacy: into x_tables, one table\n"
+    "replacement per COMMIT).\n";
 
 std::string base_name(const char *argv0) {
   const char *slash = std::strrchr(argv0, '/');
@@ -66,9 +67,11 @@ int cli_main(int argc, char **argv) {
   std::string prog = base_name(argv[0]);
   if (prog.rfind("ip6tables", 0) == 0)
     cfg.family = Family::ipv6;
+  if (prog.find("-legacy-") != std::string::npos)
+    cfg.legacy = true;
 
   po::options_description desc("Options");
-  std::string wait, wait_interval, modprobe;
+  std::string wait, wait_interval, modprobe, backend;
   // clang-format off
   desc.add_options()
     ("help,h", "print this help and exit")
@@ -82,6 +85,10 @@ int cli_main(int argc, char **argv) {
      "name each chain flushed or deleted and list each rule added, "
      "as iptables-restore -v does")
     ("table,T", po::value<std::string>(&cfg.table), "restore only this table")
+    ("legacy", "use the legacy x_tables interface (one table replacement per "
+     "COMMIT through libiptc) instead of nf_tables")
+    ("backend", po::value<std::string>(&backend),
+     "nft (the default) or legacy")
     ("wait,w", po::value<std::string>(&wait)->implicit_value(""),
      "accepted for compatibility (nf_tables needs no lock)")
     ("wait-interval,W", po::value<std::string>(&wait_interval)->implicit_value(""),
@@ -127,6 +134,16 @@ int cli_main(int argc, char **argv) {
     cfg.family = Family::ipv4;
   if (vm.count("ipv6"))
     cfg.family = Family::ipv6;
+  if (vm.count("legacy"))
+    cfg.legacy = true;
+  if (!backend.empty()) {
+    if (backend != "nft" && backend != "legacy") {
+      std::cerr << "fastrestore: --backend takes nft or legacy, not `"
+                << backend << "'\n";
+      return 2;
+    }
+    cfg.legacy = backend == "legacy";
+  }
   cfg.counters = vm.count("counters") > 0;
   cfg.noflush = vm.count("noflush") > 0;
   cfg.test = vm.count("test") > 0;
@@ -150,7 +167,8 @@ int cli_main(int argc, char **argv) {
   std::unique_ptr<nft::Transport> transport;
   try {
     // Also with --test: --noflush commands by position read the kernel.
-    transport = nft::make_netlink_transport();
+    if (!cfg.legacy)
+      transport = nft::make_netlink_transport();
   } catch (const Error &e) {
     std::cerr << format_diagnostic(e.diag());
     return static_cast<int>(e.diag().code);

@@ -46,6 +46,7 @@ struct Rule {
   bool inv_iniface = false, inv_outiface = false;
   uint8_t proto = 0; // 0: any
   bool inv_proto = false;
+  bool proto_set = false; // -p was given (legacy IPv6 records it)
   // 4 bytes used for IPv4, 16 for IPv6; masks in network order.
   std::array<uint8_t, 16> src{}, smsk{}, dst{}, dmsk{};
   bool inv_src = false, inv_dst = false;

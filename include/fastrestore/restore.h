@@ -22,6 +22,7 @@ struct RestoreConfig {
   bool noflush = false;   // -n
   bool test = false;      // -t: parse, check and build, send nothing
   int verbose = 0;        // -v
+  bool legacy = false;    // --legacy: x_tables through libiptc
   std::string table;      // -T
   std::string input_name; // file name for messages; empty for stdin
 };

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <ostream>
 
+#include "fastrestore/legacy.h"
 #include "fastrestore/nft_backend.h"
 #include "fastrestore/plan.h"
 #include "fastrestore/restore_parser.h"
@@ -238,8 +239,12 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
   BlockText text;
   try {
     XtParser xt(cfg.family, make_netlink_revision_probe());
-    BlockWriter writer(cfg, transport, xt, text, st, out);
-    RestoreParser parser(xt, ParseOptions{cfg.counters, cfg.table}, writer);
+    std::unique_ptr<BlockSink> writer;
+    if (cfg.legacy)
+      writer = legacy::make_block_writer(cfg);
+    else
+      writer = std::make_unique<BlockWriter>(cfg, transport, xt, text, st, out);
+    RestoreParser parser(xt, ParseOptions{cfg.counters, cfg.table}, *writer);
     LineReader reader(fd);
     std::string_view line;
     int lineno = 0;

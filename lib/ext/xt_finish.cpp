@@ -102,6 +102,7 @@ Rule XtRuleState::base_rule(int line) const {
   r.inv_outiface = invflags_ & IPT_INV_VIA_OUT;
   r.proto = proto_;
   r.inv_proto = invflags_ & XT_INV_PROTO;
+  r.proto_set = options_ & OPT_PROTOCOL;
   r.inv_src = invflags_ & IPT_INV_SRCIP;
   r.inv_dst = invflags_ & IPT_INV_DSTIP;
   r.frag = frag_;

@@ -1,0 +1,34 @@
+// The legacy x_tables backend: each COMMIT block becomes one table
+// replacement (IPT_SO_SET_REPLACE / IP6T_SO_SET_REPLACE) through libiptc,
+// with the semantics of iptables-legacy-restore: without --noflush every
+// chain of the table is flushed and the user chains deleted before the
+// block applies; built-in chains keep their policy unless the block sets
+// it. The same IR as the nf_tables backend is turned into ipt_entry /
+// ip6t_entry records.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "fastrestore/ir.h"
+#include "fastrestore/restore_parser.h"
+
+namespace fastrestore {
+
+struct RestoreConfig;
+
+namespace legacy {
+
+// The ipt_entry (IPv4) or ip6t_entry (IPv6) for a rule, with its matches
+// and target; `mask` (when given) receives the comparison mask iptables
+// uses for -D and -C (the bytes userspace owns).
+std::vector<unsigned char>
+build_entry(const Rule &rule, Family family,
+            std::vector<unsigned char> *mask = nullptr);
+
+// A BlockSink that applies each block through libiptc and commits it.
+std::unique_ptr<BlockSink> make_block_writer(const RestoreConfig &cfg);
+
+} // namespace legacy
+} // namespace fastrestore

@@ -1,0 +1,302 @@
+// Applies restore blocks through libiptc (see legacy.h).
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <netinet/in.h>
+
+// libip6tc.h declares its functions without C linkage.
+extern "C" {
+#include <libiptc/libip6tc.h>
+}
+#include <libiptc/libiptc.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+#include "fastrestore/legacy.h"
+#include "fastrestore/restore.h"
+#include "fastrestore/tables.h"
+
+namespace fastrestore::legacy {
+namespace {
+
+// The libiptc calls of one family, behind one interface.
+struct Tc {
+  xtc_handle *(*init)(const char *);
+  void (*free)(xtc_handle *);
+  int (*commit)(xtc_handle *);
+  int (*is_chain)(const char *, xtc_handle *);
+  int (*builtin)(const char *, xtc_handle *);
+  const char *(*first_chain)(xtc_handle *);
+  const char *(*next_chain)(xtc_handle *);
+  int (*flush)(const char *, xtc_handle *);
+  int (*zero)(const char *, xtc_handle *);
+  int (*create)(const char *, xtc_handle *);
+  int (*remove)(const char *, xtc_handle *);
+  int (*rename)(const char *, const char *, xtc_handle *);
+  int (*policy)(const char *, const char *, xt_counters *, xtc_handle *);
+  int (*append)(const char *, const void *, xtc_handle *);
+  int (*insert)(const char *, const void *, unsigned, xtc_handle *);
+  int (*replace)(const char *, const void *, unsigned, xtc_handle *);
+  int (*delete_num)(const char *, unsigned, xtc_handle *);
+  int (*delete_entry)(const char *, const void *, unsigned char *,
+                      xtc_handle *);
+  int (*check)(const char *, const void *, unsigned char *, xtc_handle *);
+  const char *(*strerror)(int);
+};
+
+const Tc kIpv4 = {
+    iptc_init,
+    iptc_free,
+    iptc_commit,
+    [](const char *c, xtc_handle *h) { return iptc_is_chain(c, h); },
+    [](const char *c, xtc_handle *h) { return iptc_builtin(c, h); },
+    iptc_first_chain,
+    iptc_next_chain,
+    [](const char *c, xtc_handle *h) { return iptc_flush_entries(c, h); },
+    [](const char *c, xtc_handle *h) { return iptc_zero_entries(c, h); },
+    [](const char *c, xtc_handle *h) { return iptc_create_chain(c, h); },
+    [](const char *c, xtc_handle *h) { return iptc_delete_chain(c, h); },
+    [](const char *a, const char *b, xtc_handle *h) {
+      return iptc_rename_chain(a, b, h);
+    },
+    [](const char *c, const char *p, xt_counters *n, xtc_handle *h) {
+      return iptc_set_policy(c, p, n, h);
+    },
+    [](const char *c, const void *e, xtc_handle *h) {
+      return iptc_append_entry(c, static_cast<const ipt_entry *>(e), h);
+    },
+    [](const char *c, const void *e, unsigned n, xtc_handle *h) {
+      return iptc_insert_entry(c, static_cast<const ipt_entry *>(e), n, h);
+    },
+    [](const char *c, const void *e, unsigned n, xtc_handle *h) {
+      return iptc_replace_entry(c, static_cast<const ipt_entry *>(e), n, h);
+    },
+    [](const char *c, unsigned n, xtc_handle *h) {
+      return iptc_delete_num_entry(c, n, h);
+    },
+    [](const char *c, const void *e, unsigned char *m, xtc_handle *h) {
+      return iptc_delete_entry(c, static_cast<const ipt_entry *>(e), m, h);
+    },
+    [](const char *c, const void *e, unsigned char *m, xtc_handle *h) {
+      return iptc_check_entry(c, static_cast<const ipt_entry *>(e), m, h);
+    },
+    iptc_strerror,
+};
+
+const Tc kIpv6 = {
+    ip6tc_init,
+    ip6tc_free,
+    ip6tc_commit,
+    [](const char *c, xtc_handle *h) { return ip6tc_is_chain(c, h); },
+    [](const char *c, xtc_handle *h) { return ip6tc_builtin(c, h); },
+    ip6tc_first_chain,
+    ip6tc_next_chain,
+    [](const char *c, xtc_handle *h) { return ip6tc_flush_entries(c, h); },
+    [](const char *c, xtc_handle *h) { return ip6tc_zero_entries(c, h); },
+    [](const char *c, xtc_handle *h) { return ip6tc_create_chain(c, h); },
+    [](const char *c, xtc_handle *h) { return ip6tc_delete_chain(c, h); },
+    [](const char *a, const char *b, xtc_handle *h) {
+      return ip6tc_rename_chain(a, b, h);
+    },
+    [](const char *c, const char *p, xt_counters *n, xtc_handle *h) {
+      return ip6tc_set_policy(c, p, n, h);
+    },
+    [](const char *c, const void *e, xtc_handle *h) {
+      return ip6tc_append_entry(c, static_cast<const ip6t_entry *>(e), h);
+    },
+    [](const char *c, const void *e, unsigned n, xtc_handle *h) {
+      return ip6tc_insert_entry(c, static_cast<const ip6t_entry *>(e), n, h);
+    },
+    [](const char *c, const void *e, unsigned n, xtc_handle *h) {
+      return ip6tc_replace_entry(c, static_cast<const ip6t_entry *>(e), n, h);
+    },
+    [](const char *c, unsigned n, xtc_handle *h) {
+      return ip6tc_delete_num_entry(c, n, h);
+    },
+    [](const char *c, const void *e, unsigned char *m, xtc_handle *h) {
+      return ip6tc_delete_entry(c, static_cast<const ip6t_entry *>(e), m, h);
+    },
+    [](const char *c, const void *e, unsigned char *m, xtc_handle *h) {
+      return ip6tc_check_entry(c, static_cast<const ip6t_entry *>(e), m, h);
+    },
+    ip6tc_strerror,
+};
+
+[[noreturn]] void fail(const Location &loc, std::string msg, ExitCode code) {
+  Diagnostic d;
+  d.loc = loc;
+  d.message = std::move(msg);
+  d.code = code;
+  throw Error(std::move(d));
+}
+
+class Writer : public BlockSink {
+public:
+  explicit Writer(const RestoreConfig &cfg)
+      : cfg_(cfg), tc_(cfg.family == Family::ipv4 ? kIpv4 : kIpv6) {}
+  ~Writer() override { release(); }
+
+  void begin(const std::string &table, const Location &loc) override {
+    release();
+    table_ = table;
+    h_ = tc_.init(table.c_str());
+    if (h_ == nullptr)
+      fail(loc,
+           "can't initialize " +
+               std::string(cfg_.family == Family::ipv4 ? "iptables"
+                                                       : "ip6tables") +
+               " table `" + table + "': " + tc_.strerror(errno),
+           ExitCode::format);
+    if (cfg_.noflush)
+      return;
+    // As iptables-legacy-restore: flush every chain, delete user chains.
+    for (const auto &c : chains())
+      tc_.flush(c.c_str(), h_);
+    for (const auto &c : chains())
+      if (!tc_.builtin(c.c_str(), h_))
+        check(tc_.remove(c.c_str(), h_), loc);
+  }
+
+  void declare(ChainDecl &&d) override {
+    if (!d.builtin) {
+      if (cfg_.noflush && tc_.is_chain(d.name.c_str(), h_))
+        check(tc_.flush(d.name.c_str(), h_), d.loc);
+      else
+        check(tc_.create(d.name.c_str(), h_), d.loc);
+    }
+    if (d.policy == "-")
+      return;
+    xt_counters count{};
+    if (cfg_.counters) {
+      count.pcnt = d.packets;
+      count.bcnt = d.bytes;
+    }
+    if (!tc_.policy(d.name.c_str(), d.policy.c_str(), &count, h_))
+      fail(d.loc,
+           "Can't set policy `" + d.policy + "' on `" + d.name +
+               "': " + tc_.strerror(errno),
+           ExitCode::format);
+  }
+
+  void command(Command &&cmd) override {
+    const char *chain = cmd.chain.c_str();
+    switch (cmd.kind) {
+    case CommandKind::append:
+    case CommandKind::insert:
+    case CommandKind::replace:
+      for (const auto &r : cmd.rules) {
+        check_jump(r);
+        auto e = build_entry(r, cfg_.family);
+        int ok = cmd.kind == CommandKind::append
+                     ? tc_.append(chain, e.data(), h_)
+                 : cmd.kind == CommandKind::insert
+                     ? tc_.insert(chain, e.data(), cmd.rulenum - 1, h_)
+                     : tc_.replace(chain, e.data(), cmd.rulenum - 1, h_);
+        check(ok, cmd.loc);
+      }
+      break;
+    case CommandKind::remove:
+    case CommandKind::check:
+      for (const auto &r : cmd.rules) {
+        std::vector<unsigned char> mask;
+        auto e = build_entry(r, cfg_.family, &mask);
+        check(cmd.kind == CommandKind::remove
+                  ? tc_.delete_entry(chain, e.data(), mask.data(), h_)
+                  : tc_.check(chain, e.data(), mask.data(), h_),
+              cmd.loc);
+      }
+      break;
+    case CommandKind::remove_num:
+      check(tc_.delete_num(chain, cmd.rulenum - 1, h_), cmd.loc);
+      break;
+    case CommandKind::flush:
+    case CommandKind::zero: {
+      auto op = cmd.kind == CommandKind::flush ? tc_.flush : tc_.zero;
+      if (!cmd.chain.empty()) {
+        check(op(chain, h_), cmd.loc);
+        break;
+      }
+      for (const auto &c : chains())
+        check(op(c.c_str(), h_), cmd.loc);
+      break;
+    }
+    case CommandKind::new_chain:
+      check(tc_.create(chain, h_), cmd.loc);
+      break;
+    case CommandKind::delete_chain:
+      if (!cmd.chain.empty()) {
+        check(tc_.remove(chain, h_), cmd.loc);
+        break;
+      }
+      for (const auto &c : chains())
+        if (!tc_.builtin(c.c_str(), h_))
+          check(tc_.remove(c.c_str(), h_), cmd.loc);
+      break;
+    case CommandKind::rename_chain:
+      check(tc_.rename(chain, cmd.arg.c_str(), h_), cmd.loc);
+      break;
+    case CommandKind::policy:
+      check(tc_.policy(chain, cmd.arg.c_str(), nullptr, h_), cmd.loc);
+      break;
+    case CommandKind::none:
+      break;
+    }
+  }
+
+  void commit(const Location &loc) override {
+    // One IPT_SO_SET_REPLACE for the whole table.
+    if (!cfg_.test && !tc_.commit(h_)) {
+      int err = errno;
+      release();
+      fail(loc, std::string("commit failed: ") + tc_.strerror(err),
+           ExitCode::format);
+    }
+    release();
+  }
+
+private:
+  std::vector<std::string> chains() {
+    std::vector<std::string> out;
+    for (const char *c = tc_.first_chain(h_); c; c = tc_.next_chain(h_))
+      out.emplace_back(c);
+    return out;
+  }
+
+  // iptables-legacy refuses a jump to a name that is neither a chain nor a
+  // target extension while parsing (status 2).
+  void check_jump(const Rule &r) {
+    if ((r.verdict == Verdict::jump || r.verdict == Verdict::go) &&
+        !tc_.is_chain(r.jump_chain.c_str(), h_))
+      fail(r.loc,
+           "Couldn't load target `" + r.jump_chain +
+               "':No such file or directory",
+           ExitCode::parameter);
+  }
+
+  // iptables-legacy-restore reports a refused operation as "line N failed".
+  void check(int ok, const Location &loc) {
+    if (!ok)
+      fail(loc, std::string("failed: ") + tc_.strerror(errno),
+           ExitCode::format);
+  }
+
+  void release() {
+    if (h_ != nullptr)
+      tc_.free(h_);
+    h_ = nullptr;
+  }
+
+  const RestoreConfig &cfg_;
+  const Tc &tc_;
+  std::string table_;
+  xtc_handle *h_ = nullptr;
+};
+
+} // namespace
+
+std::unique_ptr<BlockSink> make_block_writer(const RestoreConfig &cfg) {
+  return std::make_unique<Writer>(cfg);
+}
+
+} // namespace fastrestore::legacy
