@@ -7,6 +7,7 @@
 
 #include <cctype>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -90,7 +91,8 @@ int cli_main(int argc, char **argv) {
     ("backend", po::value<std::string>(&backend),
      "nft (the default) or legacy")
     ("wait,w", po::value<std::string>(&wait)->implicit_value(""),
-     "accepted for compatibility (nf_tables needs no lock)")
+     "with --legacy, give up on the xtables lock after this many seconds "
+     "(nf_tables needs no lock)")
     ("wait-interval,W", po::value<std::string>(&wait_interval)->implicit_value(""),
      "accepted for compatibility")
     ("modprobe,M", po::value<std::string>(&modprobe),
@@ -152,6 +154,8 @@ int cli_main(int argc, char **argv) {
     std::cerr << "fastrestore: wait seconds must be a number\n";
     return 2;
   }
+  if (vm.count("wait"))
+    cfg.wait = wait.empty() ? -1 : std::atoi(wait.c_str());
 
   int fd = STDIN_FILENO;
   if (vm.count("file")) {

@@ -18,12 +18,13 @@ namespace fastrestore {
 
 struct RestoreConfig {
   Family family = Family::ipv4;
-  bool counters = false;  // -c
-  bool noflush = false;   // -n
-  bool test = false;      // -t: parse, check and build, send nothing
-  int verbose = 0;        // -v
-  bool legacy = false;    // --legacy: x_tables through libiptc
-  std::string table;      // -T
+  bool counters = false; // -c
+  bool noflush = false;  // -n
+  bool test = false;     // -t: parse, check and build, send nothing
+  int verbose = 0;       // -v
+  bool legacy = false;   // --legacy: x_tables through libiptc
+  int wait = 0;      // -w: seconds for the xtables lock (legacy); -1: forever
+  std::string table; // -T
   std::string input_name; // file name for messages; empty for stdin
 };
 

@@ -79,5 +79,20 @@ out=$(unshare -n bash -c "
 ")
 check "each COMMIT is applied as it arrives" test "$(echo $out)" = "1 1"
 
+# --legacy takes the xtables lock as iptables-legacy-restore does: -w N
+# gives up after N seconds (status 4), without -w it waits.
+export XTABLES_LOCKFILE="$tmp/xtables.lock"
+flock "$XTABLES_LOCKFILE" sleep 3 &
+sleep 0.3
+start=$(date +%s%N)
+unshare -n "$fr" --legacy -w 1 < "$tmp/v4.rules" 2> "$tmp/err"; rc=$?
+took=$(( ($(date +%s%N) - start) / 1000000 ))
+check "--legacy -w 1 on a held lock: exit 4" test "$rc" = 4
+check "--legacy -w 1 on a held lock: waits about 1 s" test "$took" -ge 900 -a "$took" -lt 2500
+check "--legacy -w 1 on a held lock: iptables' message" grep -q "Stopped waiting after 1s" "$tmp/err"
+out=$(unshare -n sh -c "'$fr' --legacy < '$tmp/v4.rules' && iptables-legacy-save")
+check "--legacy without -w waits for the lock" grep -q -- "-A INPUT -s 192.0.2.1/32 -j ACCEPT" <<< "$out"
+wait
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

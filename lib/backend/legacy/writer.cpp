@@ -16,6 +16,7 @@ extern "C" {
 #include "fastrestore/legacy.h"
 #include "fastrestore/restore.h"
 #include "fastrestore/tables.h"
+#include "lock.h"
 
 namespace fastrestore::legacy {
 namespace {
@@ -140,6 +141,7 @@ public:
   void begin(const std::string &table, const Location &loc) override {
     release();
     table_ = table;
+    lock_ = std::make_unique<XtablesLock>(cfg_.wait);
     h_ = tc_.init(table.c_str());
     if (h_ == nullptr)
       fail(loc,
@@ -285,12 +287,14 @@ private:
     if (h_ != nullptr)
       tc_.free(h_);
     h_ = nullptr;
+    lock_.reset();
   }
 
   const RestoreConfig &cfg_;
   const Tc &tc_;
   std::string table_;
   xtc_handle *h_ = nullptr;
+  std::unique_ptr<XtablesLock> lock_;
 };
 
 } // namespace
