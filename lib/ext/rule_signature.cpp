@@ -42,13 +42,14 @@ int add_expr(nftnl_expr *e, void *data) {
     return 0;
   const bool target = std::strcmp(name, "target") == 0;
   if (target || std::strcmp(name, "match") == 0) {
-    const char *xt =
-        nftnl_expr_get_str(e, target ? NFTNL_EXPR_TG_NAME : NFTNL_EXPR_MT_NAME);
-    uint32_t rev =
-        nftnl_expr_get_u32(e, target ? NFTNL_EXPR_TG_REV : NFTNL_EXPR_MT_REV);
+    // libnftnl numbers the match and target attributes alike.
+    static_assert(int(NFTNL_EXPR_TG_NAME) == int(NFTNL_EXPR_MT_NAME) &&
+                  int(NFTNL_EXPR_TG_REV) == int(NFTNL_EXPR_MT_REV) &&
+                  int(NFTNL_EXPR_TG_INFO) == int(NFTNL_EXPR_MT_INFO));
+    const char *xt = nftnl_expr_get_str(e, NFTNL_EXPR_MT_NAME);
+    uint32_t rev = nftnl_expr_get_u32(e, NFTNL_EXPR_MT_REV);
     uint32_t len = 0;
-    const void *info = nftnl_expr_get(
-        e, target ? NFTNL_EXPR_TG_INFO : NFTNL_EXPR_MT_INFO, &len);
+    const void *info = nftnl_expr_get(e, NFTNL_EXPR_MT_INFO, &len);
     out += std::string(name) + " " + xt + " " + std::to_string(rev) + " ";
     append_hex(out, info, owned_size(target, xt, rev, len));
   } else {

@@ -170,11 +170,13 @@ void ExprWriter::xt(bool target, const std::string &name, uint32_t rev,
                     const void *info, size_t len) {
   nlattr *e = begin(target ? "target" : "match");
   nlattr *d = mnl_attr_nest_start(nlh_, NFTA_EXPR_DATA);
-  mnl_attr_put_strz(nlh_, target ? NFTA_TARGET_NAME : NFTA_MATCH_NAME,
-                    name.c_str());
-  put_be32(nlh_, target ? NFTA_TARGET_REV : NFTA_MATCH_REV, rev);
-  mnl_attr_put(nlh_, target ? NFTA_TARGET_INFO : NFTA_MATCH_INFO,
-               static_cast<uint32_t>(len), info);
+  // The match and target attributes share their numbers.
+  static_assert(int(NFTA_TARGET_NAME) == int(NFTA_MATCH_NAME) &&
+                int(NFTA_TARGET_REV) == int(NFTA_MATCH_REV) &&
+                int(NFTA_TARGET_INFO) == int(NFTA_MATCH_INFO));
+  mnl_attr_put_strz(nlh_, NFTA_MATCH_NAME, name.c_str());
+  put_be32(nlh_, NFTA_MATCH_REV, rev);
+  mnl_attr_put(nlh_, NFTA_MATCH_INFO, static_cast<uint32_t>(len), info);
   end(e, d);
 }
 
