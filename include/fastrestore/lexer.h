@@ -32,4 +32,8 @@ struct LexResult {
 
 LexResult split_words(std::string_view line);
 
+// The same into `out`, reusing its tokens' storage from the previous line
+// (the restore loop's hot path).
+void split_words(std::string_view line, LexResult &out);
+
 } // namespace fastrestore

@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "fastrestore/ir.h"
+#include "fastrestore/lexer.h"
 #include "fastrestore/xt_parser.h"
 
 namespace fastrestore {
@@ -72,6 +73,7 @@ private:
   std::string table_;
   int table_line_ = 0;
   bool skipping_ = false; // inside a table that -T excludes
+  LexResult lex_;         // reused from line to line
 };
 
 } // namespace fastrestore

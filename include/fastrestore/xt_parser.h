@@ -15,6 +15,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fastrestore/ir.h"
@@ -44,7 +45,7 @@ public:
   // The words' text is used as argv and may be modified.
   // `counters` carries the [p:b] prefix when --counters is in effect.
   Command parse(std::vector<Token> &words, const std::string &table, int line,
-                const std::string &source,
+                std::string_view source,
                 const std::pair<uint64_t, uint64_t> *counters);
 
   // Tells libxtables a name is a chain, so -j NAME never tries to load a

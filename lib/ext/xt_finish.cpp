@@ -44,17 +44,18 @@ XtBlob blob(const char *name, uint8_t rev, const unsigned char *data,
 } // namespace
 
 void XtRuleState::generic_opt_check() const {
+  // An option is legal when any of the given commands allows it.
   for (int i = 0; i < kNumOpts; ++i) {
+    if (!(options_ & (1u << i)))
+      continue;
     int legal = 0;
     for (int j = 0; j < kNumCmds; ++j) {
       if (!(command_ & (1u << j)))
         continue;
-      if (options_ & (1u << i)) {
-        if (kCmdVsOpt[j][i] != 'x')
-          legal = 1;
-        else if (legal == 0)
-          legal = -1;
-      }
+      if (kCmdVsOpt[j][i] != 'x')
+        legal = 1;
+      else if (legal == 0)
+        legal = -1;
     }
     if (legal == -1)
       xtables_error(PARAMETER_PROBLEM, "Illegal option `-%c' with this command",

@@ -112,7 +112,7 @@ void XtParser::announce_chain(const std::string &name) {
 }
 
 Command XtParser::parse(std::vector<Token> &words, const std::string &table,
-                        int line, const std::string &source,
+                        int line, std::string_view source,
                         const std::pair<uint64_t, uint64_t> *counters) {
   XtRuleState st(family_, table, words, counters);
   try {
@@ -124,10 +124,10 @@ Command XtParser::parse(std::vector<Token> &words, const std::string &table,
     d.message = f.message;
     // iptables exits with the libxtables status itself.
     d.code = static_cast<ExitCode>(static_cast<int>(f.status));
-    d.source = source;
+    d.source = std::string(source);
     throw Error(std::move(d));
   } catch (Error &e) {
-    e.diag().source = source;
+    e.diag().source = std::string(source);
     if (e.diag().loc.line == 0)
       e.diag().loc = st.error_location(line);
     throw;

@@ -11,7 +11,23 @@ bool blank(char c) {
 
 LexResult split_words(std::string_view line) {
   LexResult out;
-  out.tokens.reserve(24);
+  split_words(line, out);
+  return out;
+}
+
+void split_words(std::string_view line, LexResult &out) {
+  // Tokens past `used` keep their strings' capacity for the next line.
+  size_t used = 0;
+  out.error.clear();
+  out.error_col = 0;
+  auto next_token = [&]() -> Token & {
+    if (used == out.tokens.size())
+      out.tokens.emplace_back();
+    Token &t = out.tokens[used++];
+    t.text.clear();
+    t.quoted = false;
+    return t;
+  };
   const size_t n = line.size();
   size_t i = 0;
   while (i < n) {
@@ -19,7 +35,7 @@ LexResult split_words(std::string_view line) {
       ++i;
     if (i == n)
       break;
-    Token tok;
+    Token &tok = next_token();
     tok.col_begin = static_cast<int>(i) + 1;
     // Most words have no quotes: take them in one piece.
     size_t j = i;
@@ -29,11 +45,11 @@ LexResult split_words(std::string_view line) {
       if (j - i > kMaxWordLength) {
         out.error = "parameter too long";
         out.error_col = tok.col_begin;
-        return out;
+        out.tokens.resize(used);
+        return;
       }
       tok.text.assign(line.data() + i, j - i);
       tok.col_end = static_cast<int>(j);
-      out.tokens.push_back(std::move(tok));
       i = j;
       continue;
     }
@@ -65,15 +81,15 @@ LexResult split_words(std::string_view line) {
       if (tok.text.size() >= kMaxWordLength) {
         out.error = "parameter too long";
         out.error_col = tok.col_begin;
-        return out;
+        out.tokens.resize(used);
+        return;
       }
       tok.text.push_back(c);
     }
     if (!done)
       tok.col_end = static_cast<int>(i);
-    out.tokens.push_back(std::move(tok));
   }
-  return out;
+  out.tokens.resize(used);
 }
 
 } // namespace fastrestore

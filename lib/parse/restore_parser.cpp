@@ -198,7 +198,8 @@ void RestoreParser::rule_line(std::string_view line, int lineno) {
     offset = static_cast<int>(close) + 1;
     rest = rest.substr(close + 1);
   }
-  LexResult lex = split_words(rest);
+  LexResult &lex = lex_;
+  split_words(rest, lex);
   if (!lex.error.empty())
     fail(lineno, line, lex.error, ExitCode::parameter, lex.error_col + offset,
          static_cast<int>(line.size()));
@@ -206,8 +207,8 @@ void RestoreParser::rule_line(std::string_view line, int lineno) {
     t.col_begin += offset;
     t.col_end += offset;
   }
-  Command cmd = xt_.parse(lex.tokens, table_, lineno, std::string(line),
-                          have_ctr ? &ctr : nullptr);
+  Command cmd =
+      xt_.parse(lex.tokens, table_, lineno, line, have_ctr ? &ctr : nullptr);
   if (cmd.kind == CommandKind::none)
     return;
   sink_.command(std::move(cmd));
