@@ -23,6 +23,7 @@ namespace fastrestore {
 struct ParseOptions {
   bool counters = false;  // -c: honour [p:b]
   std::string only_table; // -T: ignore other tables
+  bool verbose = false;   // -v: echo comment lines to stdout, as iptables
 };
 
 class BlockSink {

@@ -244,7 +244,8 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
       writer = legacy::make_block_writer(cfg);
     else
       writer = std::make_unique<BlockWriter>(cfg, transport, xt, text, st, out);
-    RestoreParser parser(xt, ParseOptions{cfg.counters, cfg.table}, *writer);
+    RestoreParser parser(
+        xt, ParseOptions{cfg.counters, cfg.table, cfg.verbose > 0}, *writer);
     LineReader reader(fd);
     std::string_view line;
     int lineno = 0;

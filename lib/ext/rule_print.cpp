@@ -5,6 +5,7 @@
 #include <net/if.h>
 #include <netinet/in.h>
 
+#include <linux/netfilter/xt_tcpudp.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
 #include <linux/netfilter_ipv6/ip6_tables.h>
 #include <xtables.h>
@@ -33,6 +34,37 @@ std::vector<unsigned char> entry(size_t header, const XtBlob &b, bool target) {
   }
   std::memcpy(buf.data() + header, b.data.data(), b.data.size());
   return buf;
+}
+
+// A port range [0, hi] inverted is lowered as "greater than hi", which
+// nf_tables gives back as [hi + 1, 65535]: print what iptables-nft reads.
+void normalise_ports(uint16_t pts[2], uint8_t &invflags, uint8_t inv_bit) {
+  if ((invflags & inv_bit) && pts[0] == 0 && pts[1] < 0xffff &&
+      pts[0] != pts[1]) {
+    pts[0] = static_cast<uint16_t>(pts[1] + 1);
+    pts[1] = 0xffff;
+    invflags = static_cast<uint8_t>(invflags & ~inv_bit);
+  }
+}
+
+XtBlob as_read_back(const XtBlob &m) {
+  XtBlob b = m;
+  if (m.name == "tcp" && m.data.size() >= sizeof(xt_tcp)) {
+    auto *t = reinterpret_cast<xt_tcp *>(b.data.data());
+    if (!(t->invflags &
+          ~(XT_TCP_INV_SRCPT | XT_TCP_INV_DSTPT | XT_TCP_INV_FLAGS)) &&
+        !t->option) {
+      normalise_ports(t->spts, t->invflags, XT_TCP_INV_SRCPT);
+      normalise_ports(t->dpts, t->invflags, XT_TCP_INV_DSTPT);
+    }
+  } else if (m.name == "udp" && m.data.size() >= sizeof(xt_udp)) {
+    auto *u = reinterpret_cast<xt_udp *>(b.data.data());
+    if (u->invflags <= XT_UDP_INV_MASK) {
+      normalise_ports(u->spts, u->invflags, XT_UDP_INV_SRCPT);
+      normalise_ports(u->dpts, u->invflags, XT_UDP_INV_DSTPT);
+    }
+  }
+  return b;
 }
 
 std::string address(const Rule &r, bool src, Family family) {
@@ -97,10 +129,15 @@ void print_rule_verbose(const Rule &r, Family family) {
     fputs("--", stdout);
   }
   fputc(' ', stdout);
+  // iptables-nft prints the rule as nf_tables gives it back: "-i +"
+  // matches every interface and leaves no expression, so it reads "*".
+  auto via = [](const std::string &name, bool inv) {
+    return name.empty() || (name == "+" && !inv) ? std::string("*") : name;
+  };
   printf("in %s%s ", r.inv_iniface ? "!" : "",
-         r.iniface.empty() ? "*" : r.iniface.c_str());
+         via(r.iniface, r.inv_iniface).c_str());
   printf("out %s%s ", r.inv_outiface ? "!" : "",
-         r.outiface.empty() ? "*" : r.outiface.c_str());
+         via(r.outiface, r.inv_outiface).c_str());
   fputc(r.inv_src ? '!' : ' ', stdout);
   printf("%s ", address(r, true, family).c_str());
   fputc(r.inv_dst ? '!' : ' ', stdout);
@@ -123,7 +160,7 @@ void print_rule_verbose(const Rule &r, Family family) {
         xtables_find_match(m.name.c_str(), XTF_TRY_LOAD, nullptr);
     if (mt == nullptr || mt->print == nullptr)
       continue;
-    auto buf = entry(XT_ALIGN(sizeof(xt_entry_match)), m, false);
+    auto buf = entry(XT_ALIGN(sizeof(xt_entry_match)), as_read_back(m), false);
     mt->print(ip, reinterpret_cast<xt_entry_match *>(buf.data()), 1);
   }
   if (r.target) {

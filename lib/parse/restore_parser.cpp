@@ -66,8 +66,16 @@ RestoreParser::RestoreParser(XtParser &xt, ParseOptions opts, BlockSink &sink)
     : xt_(xt), opts_(std::move(opts)), sink_(sink) {}
 
 void RestoreParser::feed(std::string_view line, int lineno) {
-  if (line.empty() || line[0] == '#')
+  if (line.empty())
     return;
+  if (line[0] == '#') {
+    if (opts_.verbose) {
+      fwrite(line.data(), 1, line.size(), stdout);
+      fputc('\n', stdout);
+      fflush(stdout);
+    }
+    return;
+  }
   if (in_table_ && line == "COMMIT") {
     in_table_ = false;
     sink_.commit(Location{lineno, 1, 6});
