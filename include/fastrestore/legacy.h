@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -27,8 +28,13 @@ std::vector<unsigned char>
 build_entry(const Rule &rule, Family family,
             std::vector<unsigned char> *mask = nullptr);
 
-// A BlockSink that applies each block through libiptc and commits it.
-std::unique_ptr<BlockSink> make_block_writer(const RestoreConfig &cfg);
+// Finds the input line that makes the kernel refuse a table, or 0.
+using Locator = std::function<int()>;
+
+// A BlockSink that applies each block through libiptc and commits it. When
+// the kernel refuses a replaced table, `locate` (if set) names the line.
+std::unique_ptr<BlockSink> make_block_writer(const RestoreConfig &cfg,
+                                             Locator locate = {});
 
 } // namespace legacy
 } // namespace fastrestore

@@ -23,8 +23,9 @@ struct RestoreConfig {
   bool test = false;     // -t: parse, check and build, send nothing
   int verbose = 0;       // -v
   bool legacy = false;   // --legacy: x_tables through libiptc
-  int wait = 0;      // -w: seconds for the xtables lock (legacy); -1: forever
-  std::string table; // -T
+  int wait = 0; // -w: seconds for the xtables lock (legacy); -1: forever
+  bool no_lock = false;   // internal: probes in a private namespace
+  std::string table;      // -T
   std::string input_name; // file name for messages; empty for stdin
 };
 

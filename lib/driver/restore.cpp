@@ -7,6 +7,10 @@
 #include <cstdio>
 #include <ostream>
 
+#include <sched.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "fastrestore/legacy.h"
 #include "fastrestore/nft_backend.h"
 #include "fastrestore/plan.h"
@@ -218,6 +222,72 @@ private:
   uint64_t rules_ = 0;
 };
 
+// The line of a block whose table the legacy kernel refuses: in a child
+// in a private network namespace, load growing prefixes of the block's
+// lines (bisecting) until the first prefix the kernel refuses. 0 when it
+// cannot be told (no namespace, or a block too large to search).
+int locate_legacy_failure(const RestoreConfig &cfg, XtParser &xt,
+                          const BlockText &text) {
+  const int first = text.first(), n = text.count();
+  if (n < 3 || n > 200000)
+    return 0;
+  int fds[2];
+  if (pipe(fds) != 0)
+    return 0;
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return 0;
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    int found = 0;
+    if (unshare(CLONE_NEWNET) == 0) {
+      RestoreConfig probe_cfg = cfg;
+      probe_cfg.noflush = false;
+      probe_cfg.test = false;
+      probe_cfg.verbose = 0;
+      probe_cfg.no_lock = true;
+      // Lines 1..k of the block after its table line, then COMMIT.
+      auto loads = [&](int k) {
+        try {
+          auto w = legacy::make_block_writer(probe_cfg);
+          RestoreParser p(xt, ParseOptions{cfg.counters, {}, false}, *w);
+          p.feed(text.line(first), first);
+          for (int i = 1; i <= k; ++i)
+            p.feed(text.line(first + i), first + i);
+          p.feed("COMMIT", first + n - 1);
+          return true;
+        } catch (...) {
+          return false;
+        }
+      };
+      int lo = 0, hi = n - 2; // lines [1, n-2] are between * and COMMIT
+      if (!loads(hi)) {
+        while (hi - lo > 1) {
+          int mid = lo + (hi - lo) / 2;
+          if (loads(mid))
+            lo = mid;
+          else
+            hi = mid;
+        }
+        found = first + hi;
+      }
+    }
+    ssize_t w = write(fds[1], &found, sizeof(found));
+    (void)w;
+    _exit(0);
+  }
+  close(fds[1]);
+  int found = 0;
+  if (read(fds[0], &found, sizeof(found)) != sizeof(found))
+    found = 0;
+  close(fds[0]);
+  waitpid(pid, nullptr, 0);
+  return found;
+}
+
 void print_error(const Error &e, const BlockText &text,
                  const RestoreConfig &cfg, std::ostream &err) {
   auto show = [&](Diagnostic d) {
@@ -241,7 +311,8 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
     XtParser xt(cfg.family, make_netlink_revision_probe());
     std::unique_ptr<BlockSink> writer;
     if (cfg.legacy)
-      writer = legacy::make_block_writer(cfg);
+      writer = legacy::make_block_writer(
+          cfg, [&] { return locate_legacy_failure(cfg, xt, text); });
     else
       writer = std::make_unique<BlockWriter>(cfg, transport, xt, text, st, out);
     RestoreParser parser(

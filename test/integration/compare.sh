@@ -146,11 +146,6 @@ else
       fail=1
     fi
   done
-  # On legacy the kernel refuses a whole table at COMMIT, which is the line
-  # named then.
-  [ "$backend" = legacy ] && [ -n "$error_line" ] &&
-    ! grep -q "line $error_line\b" "$tmp/fr/stderr" &&
-    error_line=$(grep -n '^COMMIT$' "$case_file" | tail -n1 | cut -d: -f1)
   if [ -n "$error_line" ] && ! grep -q "line $error_line\b" "$tmp/fr/stderr"; then
     echo "message does not name line $error_line:"
     sed 's/^/  stderr: /' "$tmp/fr/stderr"

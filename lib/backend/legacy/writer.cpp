@@ -134,14 +134,16 @@ const Tc kIpv6 = {
 
 class Writer : public BlockSink {
 public:
-  explicit Writer(const RestoreConfig &cfg)
-      : cfg_(cfg), tc_(cfg.family == Family::ipv4 ? kIpv4 : kIpv6) {}
+  Writer(const RestoreConfig &cfg, Locator locate)
+      : cfg_(cfg), tc_(cfg.family == Family::ipv4 ? kIpv4 : kIpv6),
+        locate_(std::move(locate)) {}
   ~Writer() override { release(); }
 
   void begin(const std::string &table, const Location &loc) override {
     release();
     table_ = table;
-    lock_ = std::make_unique<XtablesLock>(cfg_.wait);
+    if (!cfg_.no_lock)
+      lock_ = std::make_unique<XtablesLock>(cfg_.wait);
     h_ = tc_.init(table.c_str());
     if (h_ == nullptr)
       fail(loc,
@@ -251,8 +253,14 @@ public:
     if (!cfg_.test && !tc_.commit(h_)) {
       int err = errno;
       release();
-      fail(loc, std::string("commit failed: ") + tc_.strerror(err),
-           ExitCode::format);
+      std::string msg = std::string("kernel refused table ") + table_ + ": " +
+                        tc_.strerror(err);
+      // x_tables does not say which rule it refused; find it by loading
+      // growing prefixes of the block in a private namespace.
+      int line = !cfg_.noflush && locate_ ? locate_() : 0;
+      if (line > 0)
+        fail(Location{line, 0, 0}, msg, ExitCode::format);
+      fail(loc, msg, ExitCode::format);
     }
     release();
   }
@@ -295,12 +303,14 @@ private:
   std::string table_;
   xtc_handle *h_ = nullptr;
   std::unique_ptr<XtablesLock> lock_;
+  Locator locate_;
 };
 
 } // namespace
 
-std::unique_ptr<BlockSink> make_block_writer(const RestoreConfig &cfg) {
-  return std::make_unique<Writer>(cfg);
+std::unique_ptr<BlockSink> make_block_writer(const RestoreConfig &cfg,
+                                             Locator locate) {
+  return std::make_unique<Writer>(cfg, std::move(locate));
 }
 
 } // namespace fastrestore::legacy
