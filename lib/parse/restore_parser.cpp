@@ -66,6 +66,8 @@ RestoreParser::RestoreParser(XtParser &xt, ParseOptions opts, BlockSink &sink)
     : xt_(xt), opts_(std::move(opts)), sink_(sink) {}
 
 void RestoreParser::feed(std::string_view line, int lineno) {
+  // iptables-restore handles lines as C strings: a NUL ends the line.
+  line = line.substr(0, line.find('\0'));
   if (line.empty())
     return;
   if (line[0] == '#') {
