@@ -121,10 +121,11 @@ void RestoreParser::begin_table(std::string_view line, int lineno) {
   if (find_builtin_table(name) == nullptr)
     fail(lineno, line, "table name '" + std::string(name) + "' invalid",
          ExitCode::parameter, col, col + static_cast<int>(name.size()) - 1);
-  if (!opts_.only_table.empty() && name != opts_.only_table) {
-    skipping_ = true;
+  // Lines of a table -T leaves out are read and ignored up to its COMMIT,
+  // or up to the next table line.
+  skipping_ = !opts_.only_table.empty() && name != opts_.only_table;
+  if (skipping_)
     return;
-  }
   in_table_ = true;
   table_ = std::string(name);
   table_line_ = lineno;

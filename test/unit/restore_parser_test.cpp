@@ -80,6 +80,10 @@ TEST_CASE("option -T keeps one table", "[restore_parser]") {
   auto blocks = feed("*filter\n-A INPUT -j ACCEPT\nCOMMIT\n*nat\nCOMMIT\n", o);
   REQUIRE(blocks.size() == 1);
   CHECK(blocks[0].table == "nat");
+  // A left-out table without COMMIT does not swallow the next one.
+  auto more = feed("*filter\n-A INPUT\n*nat\n-A PREROUTING\nCOMMIT\n", o);
+  REQUIRE(more.size() == 1);
+  CHECK(more[0].entries.size() == 1);
 }
 
 TEST_CASE("format errors name the line", "[restore_parser]") {
