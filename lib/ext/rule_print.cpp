@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "fastrestore/protocols.h"
+#include "fastrestore/target_name.h"
 
 namespace fastrestore {
 namespace {
@@ -92,28 +93,7 @@ std::string address(const Rule &r, bool src, Family family) {
 
 void print_rule_verbose(const Rule &r, Family family) {
   const bool v4 = family == Family::ipv4;
-  // Target name, as iptables names it.
-  std::string target;
-  switch (r.verdict) {
-  case Verdict::accept:
-    target = "ACCEPT";
-    break;
-  case Verdict::drop:
-    target = "DROP";
-    break;
-  case Verdict::ret:
-    target = "RETURN";
-    break;
-  case Verdict::jump:
-  case Verdict::go:
-    target = r.jump_chain;
-    break;
-  case Verdict::target:
-    target = r.target->name;
-    break;
-  case Verdict::none:
-    break;
-  }
+  const std::string target = target_name(r);
   printf("%s ", target.c_str());
   fputc(r.inv_proto ? '!' : ' ', stdout);
   const char *pname = builtin_protocol_name(r.proto);

@@ -16,6 +16,7 @@ extern "C" {
 #include <cstring>
 
 #include "fastrestore/legacy.h"
+#include "fastrestore/target_name.h"
 
 namespace fastrestore::legacy {
 namespace {
@@ -87,27 +88,7 @@ std::vector<unsigned char> build(const Rule &r,
     size += mhdr + XT_ALIGN(m.data.size());
   // The target: an extension's payload, or the standard target's verdict.
   const bool ext = r.verdict == Verdict::target;
-  std::string tname;
-  switch (r.verdict) {
-  case Verdict::accept:
-    tname = "ACCEPT";
-    break;
-  case Verdict::drop:
-    tname = "DROP";
-    break;
-  case Verdict::ret:
-    tname = "RETURN";
-    break;
-  case Verdict::jump:
-  case Verdict::go:
-    tname = r.jump_chain;
-    break;
-  case Verdict::target:
-    tname = r.target->name;
-    break;
-  case Verdict::none:
-    break;
-  }
+  const std::string tname = target_name(r);
   const size_t tdata =
       ext ? XT_ALIGN(r.target->data.size()) : XT_ALIGN(sizeof(int));
   const size_t target_offset = size;
