@@ -177,7 +177,7 @@ int cli_main(int argc, char **argv) {
     std::cerr << format_diagnostic(e.diag());
     return static_cast<int>(e.diag().code);
   }
-  int rc = run_restore(fd, cfg, transport.get(), std::cout, std::cerr);
+  int rc = run_restore(fd, cfg, transport.get(), std::cerr);
   if (fd != STDIN_FILENO)
     close(fd);
   return rc;

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -59,6 +60,9 @@ public:
   // Number of object messages (without BEGIN/END).
   size_t messages() const { return info_.size(); }
   uint32_t family() const { return family_; }
+  // The encoded message of the rule added with this transaction id (ids are
+  // given with --noflush), or an empty view.
+  std::string_view rule_message(uint32_t id) const;
   // The message with this sequence number: its input location and what it
   // was ("rule in chain INPUT"); false for BEGIN/END/unknown.
   bool describe(uint32_t seq, Location &loc, std::string &what) const;
@@ -92,6 +96,8 @@ private:
   std::vector<std::string> names_;
   std::unordered_map<std::string, uint32_t> name_ids_;
   uint32_t last_name_ = 0;
+  // Transaction id -> (chunk, offset) of the rule's message.
+  std::unordered_map<uint32_t, std::pair<size_t, size_t>> rule_ids_;
   bool finished_ = false;
 };
 

@@ -41,8 +41,6 @@ public:
   void xt(bool target, const std::string &name, uint32_t rev, const void *info,
           size_t len);
 
-  nlmsghdr *message() const { return nlh_; }
-
 private:
   struct nlattr *begin(const char *name);
   void end(struct nlattr *elem, struct nlattr *data);

@@ -79,10 +79,13 @@ struct Op {
 
 // How --noflush reaches the kernel's table: `read` dumps it (called at most
 // once per block, when a command first needs it); the signers give rule
-// identities for -D and -C by rule specification (see rule_signature.h).
+// identities for -D and -C by rule specification (see rule_signature.h):
+// of a rule the kernel dumped, of a rule added earlier in this block (by
+// transaction id), and of a rule from the input.
 struct KernelAccess {
   std::function<KernelTable()> read;
   std::function<std::string(std::string_view message)> sign_message;
+  std::function<std::string(uint32_t id)> sign_batch_rule;
   std::function<std::string(const Rule &rule)> sign_rule;
 };
 
@@ -146,10 +149,9 @@ private:
   std::optional<std::map<std::string, Chain>> model_;
   std::vector<std::string> model_order_; // chain order, for -F / -X
   std::vector<std::tuple<Event, std::string, uint32_t>> log_;
-  // For -D/-C by specification and -Z: the kernel's rule messages, the
-  // rules this block added, and signatures computed so far.
+  // For -D/-C by specification and -Z: the kernel's rule messages and the
+  // signatures computed so far.
   std::map<uint64_t, std::string> kernel_msgs_;
-  std::map<uint32_t, Rule> batch_rules_;
   std::map<std::pair<uint64_t, uint32_t>, std::string> sigs_;
 };
 

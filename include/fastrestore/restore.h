@@ -29,17 +29,11 @@ struct RestoreConfig {
   std::string input_name; // file name for messages; empty for stdin
 };
 
-struct RestoreStats {
-  int blocks = 0;
-  uint64_t rules = 0;
-  uint64_t bytes_sent = 0;
-};
-
 // Returns the process exit status (0, or the failing class's status) after
-// printing diagnostics to `err`. With config.test the transport is only
-// read from (and may be null when no --noflush command needs the kernel).
+// printing diagnostics to `err`; -v output goes to stdout, where the
+// libxtables plugins print. With config.test the transport is only read
+// from (and may be null when no --noflush command needs the kernel).
 int run_restore(int fd, const RestoreConfig &config, nft::Transport *transport,
-                std::ostream &out, std::ostream &err,
-                RestoreStats *stats = nullptr);
+                std::ostream &err);
 
 } // namespace fastrestore

@@ -61,11 +61,8 @@ void OpPlanner::add_rules(Command &cmd, std::vector<Op> &out) {
           {},
           std::move(r)};
     op.chain.name = cmd.chain;
-    if (noflush_) {
+    if (noflush_)
       op.id = ++next_id_;
-      if (kernel_.sign_rule)
-        batch_rules_.emplace(op.id, op.rule);
-    }
     out.push_back(std::move(op));
   }
   // -I puts each rule at the head in turn, so several addresses end up in
@@ -275,8 +272,6 @@ void OpPlanner::plan_positional(const Command &cmd, std::vector<Op> &out) {
     Op op{kind, cmd.loc, {}, r};
     op.chain.name = cmd.chain;
     op.id = ++next_id_;
-    if (kernel_.sign_rule)
-      batch_rules_.emplace(op.id, r);
     return op;
   };
   switch (cmd.kind) {
@@ -337,10 +332,8 @@ const std::string &OpPlanner::signature(const RuleRef &ref) {
     auto m = kernel_msgs_.find(ref.handle);
     if (m != kernel_msgs_.end() && kernel_.sign_message)
       sig = kernel_.sign_message(m->second);
-  } else {
-    auto r = batch_rules_.find(ref.id);
-    if (r != batch_rules_.end() && kernel_.sign_rule)
-      sig = kernel_.sign_rule(r->second);
+  } else if (kernel_.sign_batch_rule) {
+    sig = kernel_.sign_batch_rule(ref.id);
   }
   return sigs_.emplace(key, std::move(sig)).first->second;
 }
@@ -348,7 +341,7 @@ const std::string &OpPlanner::signature(const RuleRef &ref) {
 // -D and -C by rule specification: the first rule of the chain with the
 // same signature.
 void OpPlanner::plan_by_spec(const Command &cmd, std::vector<Op> &out) {
-  if (!kernel_.sign_rule || !kernel_.sign_message)
+  if (!kernel_.sign_rule || !kernel_.sign_message || !kernel_.sign_batch_rule)
     needs_kernel_rules(cmd, cmd.kind == CommandKind::check
                                 ? "-C"
                                 : "-D with a rule specification");

@@ -61,9 +61,8 @@ private:
 class BlockWriter : public BlockSink {
 public:
   BlockWriter(const RestoreConfig &cfg, nft::Transport *transport, XtParser &xt,
-              const BlockText &text, RestoreStats &stats, std::ostream &out)
-      : cfg_(cfg), transport_(transport), xt_(xt), text_(text), stats_(stats),
-        out_(out) {}
+              const BlockText &text)
+      : cfg_(cfg), transport_(transport), xt_(xt), text_(text) {}
 
   void begin(const std::string &table, const Location &loc) override {
     table_ = table;
@@ -74,6 +73,9 @@ public:
         return transport_->read_table(batch_->family(), table);
       };
     kernel.sign_message = [](std::string_view m) { return rule_signature(m); };
+    kernel.sign_batch_rule = [this](uint32_t id) {
+      return rule_signature(batch_->rule_message(id));
+    };
     kernel.sign_rule = [family = cfg_.family](const Rule &r) {
       return rule_signature(r, family);
     };
@@ -84,7 +86,6 @@ public:
     else
       nft::begin_block(*batch_, table, loc, !cfg_.noflush, table_ready_);
     needs_model_ = false;
-    rules_ = 0;
   }
 
   void declare(ChainDecl &&d) override {
@@ -98,9 +99,6 @@ public:
   void commit(const Location &) override {
     if (needs_model_) {
       Plan plan = plan_block(replay(), cfg_.noflush, cfg_.counters);
-      rules_ = 0;
-      for (const auto &c : plan.chains)
-        rules_ += c.rules.size();
       batch_ = nft::build_batch(plan, cfg_.family);
     } else {
       planner_->finish();
@@ -108,9 +106,6 @@ public:
     }
     if (!cfg_.test)
       nft::commit_batch(*batch_, *transport_);
-    stats_.blocks++;
-    stats_.rules += rules_;
-    stats_.bytes_sent += cfg_.test ? 0 : batch_->size();
     batch_.reset();
   }
 
@@ -129,8 +124,6 @@ private:
           (op.kind == OpKind::rule_append || op.kind == OpKind::rule_insert))
         print_rule_verbose(op.rule, cfg_.family);
       nft::emit_op(*batch_, op, table_, cfg_.family, loc_, table_ready_);
-      rules_ +=
-          op.kind == OpKind::rule_append || op.kind == OpKind::rule_insert;
     }
   }
 
@@ -210,8 +203,6 @@ private:
   nft::Transport *transport_;
   XtParser &xt_;
   const BlockText &text_;
-  RestoreStats &stats_;
-  std::ostream &out_;
   std::string table_;
   Location loc_;
   std::optional<OpPlanner> planner_;
@@ -219,7 +210,6 @@ private:
   std::vector<Op> ops_;
   bool table_ready_ = false;
   bool needs_model_ = false;
-  uint64_t rules_ = 0;
 };
 
 // The line of a block whose table the legacy kernel refuses: in a child
@@ -303,9 +293,7 @@ void print_error(const Error &e, const BlockText &text,
 } // namespace
 
 int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
-                std::ostream &out, std::ostream &err, RestoreStats *stats) {
-  RestoreStats local;
-  RestoreStats &st = stats ? *stats : local;
+                std::ostream &err) {
   BlockText text;
   try {
     XtParser xt(cfg.family, make_netlink_revision_probe());
@@ -314,7 +302,7 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
       writer = legacy::make_block_writer(
           cfg, [&] { return locate_legacy_failure(cfg, xt, text); });
     else
-      writer = std::make_unique<BlockWriter>(cfg, transport, xt, text, st, out);
+      writer = std::make_unique<BlockWriter>(cfg, transport, xt, text);
     RestoreParser parser(
         xt, ParseOptions{cfg.counters, cfg.table, cfg.verbose > 0}, *writer);
     LineReader reader(fd);

@@ -95,7 +95,17 @@ void Batch::add_rule(uint16_t flags, const Rule &rule, Family family,
                      const Placement &where) {
   nlmsghdr *nlh = next_header(NFT_MSG_NEWRULE, flags);
   encode_rule(nlh, rule, family, table, chain, where);
+  if (where.id)
+    rule_ids_[where.id] = {chunks_.size() - 1, chunks_.back().len};
   commit_message(nlh, rule.loc, "rule in chain", chain);
+}
+
+std::string_view Batch::rule_message(uint32_t id) const {
+  auto it = rule_ids_.find(id);
+  if (it == rule_ids_.end())
+    return {};
+  const char *p = chunks_[it->second.first].data.get() + it->second.second;
+  return std::string_view(p, reinterpret_cast<const nlmsghdr *>(p)->nlmsg_len);
 }
 
 void Batch::add_rule(uint16_t msg_type, uint16_t flags, nftnl_rule *r,

@@ -15,7 +15,7 @@
 #include <endian.h>
 
 #include <cstddef>
-#include <vector>
+#include <memory>
 
 #include "fastrestore/ext.h"
 
@@ -144,13 +144,15 @@ void encode_rule(nlmsghdr *nlh, const Rule &rule, Family family,
 
 std::string rule_message(const Rule &rule, Family family,
                          const std::string &table, const std::string &chain) {
-  std::vector<char> buf(1 << 20);
-  nlmsghdr *nlh = nftnl_nlmsg_build_hdr(buf.data(), NFT_MSG_NEWRULE,
+  // Reused: a signature is computed per rule compared, and a fresh
+  // zero-filled buffer each time would cost more than the encoding.
+  static thread_local std::unique_ptr<char[]> buf(new char[1 << 20]);
+  nlmsghdr *nlh = nftnl_nlmsg_build_hdr(buf.get(), NFT_MSG_NEWRULE,
                                         family == Family::ipv4 ? NFPROTO_IPV4
                                                                : NFPROTO_IPV6,
                                         NLM_F_CREATE | NLM_F_APPEND, 0);
   encode_rule(nlh, rule, family, table, chain);
-  return std::string(buf.data(), nlh->nlmsg_len);
+  return std::string(buf.get(), nlh->nlmsg_len);
 }
 
 } // namespace fastrestore::nft
