@@ -9,7 +9,10 @@
 
 namespace fastrestore {
 
-// Call only between lines: it may load libxtables plugins.
-void print_rule_verbose(const Rule &rule, Family family);
+// Call only between lines: it may load libxtables plugins. By default the
+// rule is printed as iptables-nft reads it back from nf_tables; `legacy`
+// prints it as iptables-legacy stores it ("-i +" stays "+", an inverted
+// port range stays inverted).
+void print_rule_verbose(const Rule &rule, Family family, bool legacy = false);
 
 } // namespace fastrestore

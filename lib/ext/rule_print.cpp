@@ -91,7 +91,7 @@ std::string address(const Rule &r, bool src, Family family) {
 
 } // namespace
 
-void print_rule_verbose(const Rule &r, Family family) {
+void print_rule_verbose(const Rule &r, Family family, bool legacy) {
   const bool v4 = family == Family::ipv4;
   const std::string target = target_name(r);
   printf("%s ", target.c_str());
@@ -111,8 +111,10 @@ void print_rule_verbose(const Rule &r, Family family) {
   fputc(' ', stdout);
   // iptables-nft prints the rule as nf_tables gives it back: "-i +"
   // matches every interface and leaves no expression, so it reads "*".
-  auto via = [](const std::string &name, bool inv) {
-    return name.empty() || (name == "+" && !inv) ? std::string("*") : name;
+  // iptables-legacy prints the name it stored.
+  auto via = [legacy](const std::string &name, bool inv) {
+    return name.empty() || (name == "+" && !inv && !legacy) ? std::string("*")
+                                                            : name;
   };
   printf("in %s%s ", r.inv_iniface ? "!" : "",
          via(r.iniface, r.inv_iniface).c_str());
@@ -140,7 +142,8 @@ void print_rule_verbose(const Rule &r, Family family) {
         xtables_find_match(m.name.c_str(), XTF_TRY_LOAD, nullptr);
     if (mt == nullptr || mt->print == nullptr)
       continue;
-    auto buf = entry(XT_ALIGN(sizeof(xt_entry_match)), as_read_back(m), false);
+    auto buf = entry(XT_ALIGN(sizeof(xt_entry_match)),
+                     legacy ? m : as_read_back(m), false);
     mt->print(ip, reinterpret_cast<xt_entry_match *>(buf.data()), 1);
   }
   if (r.target) {

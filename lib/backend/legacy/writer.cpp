@@ -10,11 +10,13 @@ extern "C" {
 #include <libiptc/libiptc.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
 #include "fastrestore/legacy.h"
 #include "fastrestore/restore.h"
+#include "fastrestore/rule_print.h"
 #include "fastrestore/tables.h"
 #include "lock.h"
 
@@ -136,7 +138,7 @@ class Writer : public BlockSink {
 public:
   Writer(const RestoreConfig &cfg, Locator locate)
       : cfg_(cfg), tc_(cfg.family == Family::ipv4 ? kIpv4 : kIpv6),
-        locate_(std::move(locate)) {}
+        locate_(std::move(locate)), verbose_(cfg.verbose && !cfg.noflush) {}
   ~Writer() override { release(); }
 
   void begin(const std::string &table, const Location &loc) override {
@@ -155,11 +157,15 @@ public:
     if (cfg_.noflush)
       return;
     // As iptables-legacy-restore: flush every chain, delete user chains.
-    for (const auto &c : chains())
+    for (const auto &c : chains()) {
+      say("Flushing", c);
       tc_.flush(c.c_str(), h_);
+    }
     for (const auto &c : chains())
-      if (!tc_.builtin(c.c_str(), h_))
+      if (!tc_.builtin(c.c_str(), h_)) {
+        say("Deleting", c);
         check(tc_.remove(c.c_str(), h_), loc);
+      }
   }
 
   void declare(ChainDecl &&d) override {
@@ -191,6 +197,8 @@ public:
     case CommandKind::replace:
       for (const auto &r : cmd.rules) {
         check_jump(r);
+        if (verbose_)
+          print_rule_verbose(r, cfg_.family, true);
         auto e = build_entry(r, cfg_.family);
         int ok = cmd.kind == CommandKind::append
                      ? tc_.append(chain, e.data(), h_)
@@ -204,6 +212,8 @@ public:
     case CommandKind::check:
       for (const auto &r : cmd.rules) {
         std::vector<unsigned char> mask;
+        if (verbose_)
+          print_rule_verbose(r, cfg_.family, true);
         auto e = build_entry(r, cfg_.family, &mask);
         check(cmd.kind == CommandKind::remove
                   ? tc_.delete_entry(chain, e.data(), mask.data(), h_)
@@ -217,12 +227,17 @@ public:
     case CommandKind::flush:
     case CommandKind::zero: {
       auto op = cmd.kind == CommandKind::flush ? tc_.flush : tc_.zero;
+      const char *verb =
+          cmd.kind == CommandKind::flush ? "Flushing" : "Zeroing";
       if (!cmd.chain.empty()) {
+        say(verb, cmd.chain);
         check(op(chain, h_), cmd.loc);
         break;
       }
-      for (const auto &c : chains())
+      for (const auto &c : chains()) {
+        say(verb, c);
         check(op(c.c_str(), h_), cmd.loc);
+      }
       break;
     }
     case CommandKind::new_chain:
@@ -230,12 +245,15 @@ public:
       break;
     case CommandKind::delete_chain:
       if (!cmd.chain.empty()) {
+        say("Deleting", cmd.chain);
         check(tc_.remove(chain, h_), cmd.loc);
         break;
       }
       for (const auto &c : chains())
-        if (!tc_.builtin(c.c_str(), h_))
+        if (!tc_.builtin(c.c_str(), h_)) {
+          say("Deleting", c);
           check(tc_.remove(c.c_str(), h_), cmd.loc);
+        }
       break;
     case CommandKind::rename_chain:
       check(tc_.rename(chain, cmd.arg.c_str(), h_), cmd.loc);
@@ -266,6 +284,13 @@ public:
   }
 
 private:
+  // -v without --noflush: iptables-legacy-restore passes -v to each
+  // command, which names every chain it flushes, zeroes or deletes.
+  void say(const char *verb, const std::string &chain) {
+    if (verbose_)
+      printf("%s chain `%s'\n", verb, chain.c_str());
+  }
+
   std::vector<std::string> chains() {
     std::vector<std::string> out;
     for (const char *c = tc_.first_chain(h_); c; c = tc_.next_chain(h_))
@@ -304,6 +329,7 @@ private:
   xtc_handle *h_ = nullptr;
   std::unique_ptr<XtablesLock> lock_;
   Locator locate_;
+  bool verbose_;
 };
 
 } // namespace
