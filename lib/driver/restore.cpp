@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "block_text.h"
 #include "fastrestore/legacy.h"
 #include "fastrestore/nft_backend.h"
 #include "fastrestore/plan.h"
@@ -22,37 +23,6 @@
 
 namespace fastrestore {
 namespace {
-
-// The text of the current block's lines, kept so an error found at COMMIT
-// (by the checks or the kernel) can show the line it names, and so a block
-// that needs the whole-block model can be parsed again.
-class BlockText {
-public:
-  void reset() {
-    text_.clear();
-    ends_.clear();
-  }
-  void add(int lineno, std::string_view line) {
-    if (ends_.empty())
-      first_ = lineno;
-    text_.append(line);
-    ends_.push_back(text_.size());
-  }
-  int first() const { return first_; }
-  int count() const { return static_cast<int>(ends_.size()); }
-  std::string_view line(int lineno) const {
-    int i = lineno - first_;
-    if (i < 0 || i >= count())
-      return {};
-    size_t b = i == 0 ? 0 : ends_[i - 1];
-    return std::string_view(text_).substr(b, ends_[i] - b);
-  }
-
-private:
-  int first_ = 0;
-  std::string text_;
-  std::vector<size_t> ends_;
-};
 
 // Encodes each entry of a block into its batch as it is read, and commits
 // at COMMIT. A table replacement that uses a command needing the
@@ -193,9 +163,8 @@ private:
     Block block;
     BlockCollector collect([&](Block &&b) { block = std::move(b); });
     RestoreParser again(xt_, ParseOptions{cfg_.counters, {}}, collect);
-    int first = text_.first();
-    for (int i = 0; i < text_.count(); ++i)
-      again.feed(text_.line(first + i), first + i);
+    text_.each(text_.first(), text_.first() + text_.count() - 1,
+               [&](std::string_view line, int n) { again.feed(line, n); });
     return block;
   }
 
@@ -244,9 +213,8 @@ int locate_legacy_failure(const RestoreConfig &cfg, XtParser &xt,
         try {
           auto w = legacy::make_block_writer(probe_cfg);
           RestoreParser p(xt, ParseOptions{cfg.counters, {}, false}, *w);
-          p.feed(text.line(first), first);
-          for (int i = 1; i <= k; ++i)
-            p.feed(text.line(first + i), first + i);
+          text.each(first, first + k,
+                    [&](std::string_view line, int i) { p.feed(line, i); });
           p.feed("COMMIT", first + n - 1);
           return true;
         } catch (...) {
@@ -282,7 +250,7 @@ void print_error(const Error &e, const BlockText &text,
                  const RestoreConfig &cfg, std::ostream &err) {
   auto show = [&](Diagnostic d) {
     if (d.source.empty() && d.loc.line > 0)
-      d.source = std::string(text.line(d.loc.line));
+      d.source = text.line(d.loc.line);
     err << format_diagnostic(d, cfg.input_name);
   };
   show(e.diag());
