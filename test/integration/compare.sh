@@ -9,6 +9,7 @@
 #   # args: -c --noflush     options for both tools
 #   # family: 6              feed ip6tables-nft-restore / fastrestore -6
 #   # pre: other.rules       load this first with iptables-nft-restore
+#   # pre-args: -c           options for loading the pre file
 #   # error-line: N          (failing cases) the message must name line N
 #   # ref-status: X          iptables-nft-restore returns X instead of N
 #                            (a documented difference, see docs/CONFORMANCE.md);
@@ -37,6 +38,7 @@ header() { sed -n "s/^# $1: *//p" "$case_file" | head -n1; }
 args=$(header args)
 family=$(header family)
 pre=$(header pre)
+pre_args=$(header pre-args)
 error_line=$(header error-line)
 ref_status=$(header ref-status)
 ref_status=${ref_status:-$want}
@@ -65,8 +67,9 @@ run_in_ns() {
   unshare -n bash -c '
     set -u
     out=$1; cmd=$2; pre=$3; case_file=$4; save_c=$5; pre_tool=$6; backend=$7
+    pre_args=$8
     if [ -n "$pre" ]; then
-      $pre_tool < "$pre" || { echo "pre file failed" >&2; exit 99; }
+      $pre_tool $pre_args < "$pre" || { echo "pre file failed" >&2; exit 99; }
     fi
     snap() {
       iptables-$backend-save $save_c | grep -v "^#" > "$out/$1.save4"
@@ -81,7 +84,7 @@ run_in_ns() {
     echo $? > "$out/status"
     snap after
   ' _ "$out" "$cmd" "${pre:+$dir/$pre}" "$case_file" "$save_c" "$ref_tool" \
-    "$backend"
+    "$backend" "$pre_args"
 }
 
 run_in_ns "$tmp/ref" "$ref_tool $args"

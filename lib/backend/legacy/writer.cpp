@@ -18,6 +18,7 @@ extern "C" {
 #include "fastrestore/restore.h"
 #include "fastrestore/rule_print.h"
 #include "fastrestore/tables.h"
+#include "image.h"
 #include "lock.h"
 
 namespace fastrestore::legacy {
@@ -144,31 +145,36 @@ public:
   void begin(const std::string &table, const Location &loc) override {
     release();
     table_ = table;
+    loc_ = loc;
     if (!cfg_.no_lock)
       lock_ = std::make_unique<XtablesLock>(cfg_.wait);
-    h_ = tc_.init(table.c_str());
-    if (h_ == nullptr)
-      fail(loc,
-           "can't initialize " +
-               std::string(cfg_.family == Family::ipv4 ? "iptables"
-                                                       : "ip6tables") +
-               " table `" + table + "': " + tc_.strerror(errno),
-           ExitCode::format);
-    if (cfg_.noflush)
+    // A whole table is replaced: build it directly while the block allows.
+    if (!cfg_.noflush)
+      image_ = TableImage::open(cfg_.family, table);
+    if (image_ == nullptr) {
+      open_handle(loc, true);
       return;
-    // As iptables-legacy-restore: flush every chain, delete user chains.
-    for (const auto &c : chains()) {
-      say("Flushing", c);
-      tc_.flush(c.c_str(), h_);
     }
-    for (const auto &c : chains())
-      if (!tc_.builtin(c.c_str(), h_)) {
+    for (const auto &[c, builtin] : image_->old_chains())
+      say("Flushing", c);
+    for (const auto &[c, builtin] : image_->old_chains())
+      if (!builtin)
         say("Deleting", c);
-        check(tc_.remove(c.c_str(), h_), loc);
-      }
   }
 
   void declare(ChainDecl &&d) override {
+    if (image_ != nullptr) {
+      xt_counters count{};
+      if (cfg_.counters) {
+        count.pcnt = d.packets;
+        count.bcnt = d.bytes;
+      }
+      if (d.builtin
+              ? d.policy == "-" || image_->set_policy(d.name, d.policy, &count)
+              : d.policy == "-" && image_->create_chain(d.name))
+        return;
+      hand_over();
+    }
     if (!d.builtin) {
       if (cfg_.noflush && tc_.is_chain(d.name.c_str(), h_))
         check(tc_.flush(d.name.c_str(), h_), d.loc);
@@ -191,6 +197,11 @@ public:
 
   void command(Command &&cmd) override {
     const char *chain = cmd.chain.c_str();
+    if (image_ != nullptr && cmd.kind != CommandKind::append) {
+      if (direct(cmd))
+        return;
+      hand_over();
+    }
     switch (cmd.kind) {
     case CommandKind::append:
     case CommandKind::insert:
@@ -200,6 +211,11 @@ public:
         if (verbose_)
           print_rule_verbose(r, cfg_.family, true);
         auto e = build_entry(r, cfg_.family);
+        if (image_ != nullptr) {
+          if (image_->append(cmd.chain, e.data(), e.size()))
+            continue;
+          hand_over();
+        }
         int ok = cmd.kind == CommandKind::append
                      ? tc_.append(chain, e.data(), h_)
                  : cmd.kind == CommandKind::insert
@@ -268,11 +284,20 @@ public:
 
   void commit(const Location &loc) override {
     // One IPT_SO_SET_REPLACE for the whole table.
-    if (!cfg_.test && !tc_.commit(h_)) {
-      int err = errno;
+    int err = 0;
+    const char *why = nullptr;
+    if (cfg_.test) {
+    } else if (image_ != nullptr) {
+      err = image_->commit();
+      why = err ? commit_strerror(err) : nullptr;
+    } else if (!tc_.commit(h_)) {
+      err = errno;
+      why = tc_.strerror(err);
+    }
+    if (why != nullptr) {
       release();
-      std::string msg = std::string("kernel refused table ") + table_ + ": " +
-                        tc_.strerror(err);
+      std::string msg =
+          std::string("kernel refused table ") + table_ + ": " + why;
       // x_tables does not say which rule it refused; find it by loading
       // growing prefixes of the block in a private namespace.
       int line = !cfg_.noflush && locate_ ? locate_() : 0;
@@ -284,6 +309,63 @@ public:
   }
 
 private:
+  // Reads the table into libiptc; without --noflush empties it as
+  // iptables-legacy-restore does (flush every chain, delete user chains),
+  // naming each chain with -v unless `announce` is false.
+  void open_handle(const Location &loc, bool announce) {
+    h_ = tc_.init(table_.c_str());
+    if (h_ == nullptr)
+      fail(loc,
+           "can't initialize " +
+               std::string(cfg_.family == Family::ipv4 ? "iptables"
+                                                       : "ip6tables") +
+               " table `" + table_ + "': " + tc_.strerror(errno),
+           ExitCode::format);
+    if (cfg_.noflush)
+      return;
+    for (const auto &c : chains()) {
+      if (announce)
+        say("Flushing", c);
+      tc_.flush(c.c_str(), h_);
+    }
+    for (const auto &c : chains())
+      if (!tc_.builtin(c.c_str(), h_)) {
+        if (announce)
+          say("Deleting", c);
+        check(tc_.remove(c.c_str(), h_), loc);
+      }
+  }
+
+  // Whether the direct image took `cmd` (-N or -P; the rules of -A are
+  // added one by one in command()). Anything else goes through libiptc.
+  bool direct(const Command &cmd) {
+    switch (cmd.kind) {
+    case CommandKind::new_chain:
+      return image_->create_chain(cmd.chain);
+    case CommandKind::policy:
+      return image_->set_policy(cmd.chain, cmd.arg, nullptr);
+    default:
+      return false;
+    }
+  }
+
+  // Moves the block built so far into libiptc, which carries on with it.
+  void hand_over() {
+    auto image = std::move(image_);
+    open_handle(loc_, false);
+    TableImage::Replay to;
+    to.create = [this](const char *c) { return tc_.create(c, h_) != 0; };
+    to.policy = [this](const char *c, const char *p, xt_counters *n) {
+      return tc_.policy(c, p, n, h_) != 0;
+    };
+    to.append = [this](const char *c, const void *e) {
+      return tc_.append(c, e, h_) != 0;
+    };
+    if (!image->replay(to))
+      fail(loc_, std::string("failed: ") + tc_.strerror(errno),
+           ExitCode::format);
+  }
+
   // -v without --noflush: iptables-legacy-restore passes -v to each
   // command, which names every chain it flushes, zeroes or deletes.
   void say(const char *verb, const std::string &chain) {
@@ -302,7 +384,8 @@ private:
   // target extension while parsing (status 2).
   void check_jump(const Rule &r) {
     if ((r.verdict == Verdict::jump || r.verdict == Verdict::go) &&
-        !tc_.is_chain(r.jump_chain.c_str(), h_))
+        !(image_ != nullptr ? image_->is_chain(r.jump_chain)
+                            : tc_.is_chain(r.jump_chain.c_str(), h_)))
       fail(r.loc,
            "Couldn't load target `" + r.jump_chain +
                "':No such file or directory",
@@ -317,6 +400,7 @@ private:
   }
 
   void release() {
+    image_.reset();
     if (h_ != nullptr)
       tc_.free(h_);
     h_ = nullptr;
@@ -326,7 +410,9 @@ private:
   const RestoreConfig &cfg_;
   const Tc &tc_;
   std::string table_;
+  Location loc_;
   xtc_handle *h_ = nullptr;
+  std::unique_ptr<TableImage> image_;
   std::unique_ptr<XtablesLock> lock_;
   Locator locate_;
   bool verbose_;

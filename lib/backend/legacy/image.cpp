@@ -1,0 +1,580 @@
+// See image.h.
+#include "image.h"
+
+// glibc's network headers before the kernel's, or they collide.
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <netinet/in.h>
+
+#include <linux/netfilter/x_tables.h>
+#include <linux/netfilter_ipv4/ip_tables.h>
+#include <linux/netfilter_ipv6/ip6_tables.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <map>
+
+namespace fastrestore::legacy {
+namespace {
+
+struct V4 {
+  using Entry = ipt_entry;
+  using Info = ipt_getinfo;
+  using Entries = ipt_get_entries;
+  using Replace = ipt_replace;
+  static constexpr int af = AF_INET, level = IPPROTO_IP;
+  static constexpr int get_info = IPT_SO_GET_INFO;
+  static constexpr int get_entries = IPT_SO_GET_ENTRIES;
+  static constexpr int set_replace = IPT_SO_SET_REPLACE;
+  static constexpr int add_counters = IPT_SO_SET_ADD_COUNTERS;
+  static unsigned char *table_of(Entries *e) {
+    return reinterpret_cast<unsigned char *>(e->entrytable);
+  }
+};
+
+struct V6 {
+  using Entry = ip6t_entry;
+  using Info = ip6t_getinfo;
+  using Entries = ip6t_get_entries;
+  using Replace = ip6t_replace;
+  static constexpr int af = AF_INET6, level = IPPROTO_IPV6;
+  static constexpr int get_info = IP6T_SO_GET_INFO;
+  static constexpr int get_entries = IP6T_SO_GET_ENTRIES;
+  static constexpr int set_replace = IP6T_SO_SET_REPLACE;
+  static constexpr int add_counters = IP6T_SO_SET_ADD_COUNTERS;
+  static unsigned char *table_of(Entries *e) {
+    return reinterpret_cast<unsigned char *>(e->entrytable);
+  }
+};
+
+const char *const kHookNames[NF_INET_NUMHOOKS] = {
+    "PREROUTING", "INPUT", "FORWARD", "OUTPUT", "POSTROUTING"};
+
+// Anonymous memory that grows in place (mremap), so growing never copies
+// and never holds two copies; its pages can be handed back early.
+class Arena {
+public:
+  Arena() = default;
+  ~Arena() {
+    if (base_ != nullptr)
+      munmap(base_, cap_);
+  }
+  Arena(const Arena &) = delete;
+  Arena &operator=(const Arena &) = delete;
+
+  unsigned char *data() { return static_cast<unsigned char *>(base_); }
+  const unsigned char *data() const {
+    return static_cast<const unsigned char *>(base_);
+  }
+  size_t size() const { return size_; }
+
+  // Room for n more bytes; null when memory runs out.
+  unsigned char *grow(size_t n) {
+    if (size_ + n > cap_) {
+      size_t cap = std::max<size_t>(cap_ ? cap_ : (1u << 20), 1u << 20);
+      while (cap < size_ + n)
+        cap *= 2;
+      void *p = base_ == nullptr ? mmap(nullptr, cap, PROT_READ | PROT_WRITE,
+                                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+                                 : mremap(base_, cap_, cap, MREMAP_MAYMOVE);
+      if (p == MAP_FAILED)
+        return nullptr;
+      base_ = p;
+      cap_ = cap;
+    }
+    unsigned char *at = data() + size_;
+    size_ += n;
+    return at;
+  }
+
+  // Gives the pages from `from` (page-aligned) up to the page holding
+  // `to` back to the kernel; returns where the next release starts.
+  size_t release(size_t from, size_t to) {
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    to = to / page * page;
+    if (to <= from)
+      return from;
+    madvise(data() + from, to - from, MADV_DONTNEED);
+    return to;
+  }
+
+private:
+  void *base_ = nullptr;
+  size_t size_ = 0, cap_ = 0;
+};
+
+// How a built-in chain's policy counters reach the new table, as in
+// libiptc: `zeroed` (left alone: only what the old policy counted since the
+// table was read), `set` (given), `nomap` (zero).
+enum class CounterMap { zeroed, set, nomap };
+
+// A run of a chain's rules lying back to back in the arena.
+struct Run {
+  size_t begin, end;
+};
+
+struct Chain {
+  std::string name;
+  int hook = -1; // built-in: NF_INET_*
+  // Built-in chains: the policy and how its counters are carried over.
+  int verdict = -NF_ACCEPT - 1;
+  CounterMap map = CounterMap::zeroed;
+  xt_counters counters{}; // set: the given counters; zeroed: those read
+  unsigned old_foot = 0;  // index of the policy entry in the old table
+  bool policy_set = false;
+  std::vector<Run> runs;
+  unsigned nrules = 0;
+  // Layout, filled at commit.
+  unsigned head_offset = 0, foot_offset = 0, foot_index = 0;
+};
+
+// Standard target verdicts kept in the arena: < 0 the kernel's own, 0 a
+// rule without target (falls through), n > 0 a jump to chain n - 1.
+int standard_verdict(const char *name, bool *ok) {
+  *ok = true;
+  if (std::strcmp(name, "ACCEPT") == 0)
+    return -NF_ACCEPT - 1;
+  if (std::strcmp(name, "DROP") == 0)
+    return -NF_DROP - 1;
+  if (std::strcmp(name, "QUEUE") == 0)
+    return -NF_QUEUE - 1;
+  if (std::strcmp(name, "RETURN") == 0)
+    return XT_RETURN;
+  *ok = false;
+  return 0;
+}
+
+const char *verdict_name(int v) {
+  switch (v) {
+  case -NF_ACCEPT - 1:
+    return "ACCEPT";
+  case -NF_DROP - 1:
+    return "DROP";
+  case -NF_QUEUE - 1:
+    return "QUEUE";
+  default:
+    return "RETURN";
+  }
+}
+
+template <class T> class Image : public TableImage {
+  using Entry = typename T::Entry;
+
+public:
+  static constexpr size_t kHead =
+      sizeof(Entry) + XT_ALIGN(sizeof(xt_error_target));
+  static constexpr size_t kReleaseStep = 1u << 20;
+  static constexpr size_t kFoot =
+      sizeof(Entry) + XT_ALIGN(sizeof(xt_standard_target));
+
+  ~Image() override {
+    if (fd_ >= 0)
+      close(fd_);
+  }
+
+  bool load(const std::string &name) {
+    if (name.size() >= XT_TABLE_MAXNAMELEN)
+      return false;
+    fd_ = socket(T::af, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_RAW);
+    if (fd_ < 0)
+      return false;
+    for (;;) { // EAGAIN: the table changed between the two reads
+      std::memset(&info_, 0, sizeof(info_));
+      std::strcpy(info_.name, name.c_str());
+      socklen_t len = sizeof(info_);
+      if (getsockopt(fd_, T::level, T::get_info, &info_, &len) < 0)
+        return false;
+      std::vector<unsigned char> buf(sizeof(typename T::Entries) + info_.size);
+      auto *ge = reinterpret_cast<typename T::Entries *>(buf.data());
+      std::strcpy(ge->name, name.c_str());
+      ge->size = info_.size;
+      len = static_cast<socklen_t>(buf.size());
+      if (getsockopt(fd_, T::level, T::get_entries, ge, &len) < 0) {
+        if (errno == EAGAIN)
+          continue;
+        return false;
+      }
+      return read_old(T::table_of(ge), info_.size);
+    }
+  }
+
+  const std::vector<std::pair<std::string, bool>> &old_chains() const override {
+    return old_chains_;
+  }
+
+  bool is_chain(const std::string &name) const override {
+    return find(name) != nullptr;
+  }
+
+  bool create_chain(const std::string &name) override {
+    if (find(name) != nullptr || name == "ACCEPT" || name == "DROP" ||
+        name == "QUEUE" || name == "RETURN" ||
+        name.size() + 1 > XT_EXTENSION_MAXNAMELEN)
+      return false;
+    index_[name] = chains_.size();
+    Chain c;
+    c.name = name;
+    chains_.push_back(std::move(c));
+    return true;
+  }
+
+  bool set_policy(const std::string &chain, const std::string &policy,
+                  const xt_counters *counters) override {
+    Chain *c = find(chain);
+    if (c == nullptr || c->hook < 0 || (policy != "ACCEPT" && policy != "DROP"))
+      return false;
+    c->verdict = policy == "ACCEPT" ? -NF_ACCEPT - 1 : -NF_DROP - 1;
+    c->policy_set = true;
+    if (counters != nullptr) {
+      c->counters = *counters;
+      c->map = CounterMap::set;
+    } else {
+      c->map = CounterMap::nomap;
+    }
+    return true;
+  }
+
+  bool append(const std::string &chain, const unsigned char *entry,
+              size_t size) override {
+    Chain *c = find(chain);
+    if (c == nullptr)
+      return false;
+    const auto *e = reinterpret_cast<const Entry *>(entry);
+    const auto *t =
+        reinterpret_cast<const xt_entry_target *>(entry + e->target_offset);
+    const char *tname = t->u.user.name;
+    int verdict = INT_MIN; // INT_MIN: an extension target, kept as it is
+    if (*tname == '\0') {
+      verdict = 0;
+    } else {
+      bool standard;
+      int v = standard_verdict(tname, &standard);
+      if (standard) {
+        verdict = v;
+      } else if (const Chain *to = find(tname)) {
+        if (to->hook >= 0)
+          return false; // no jumps to built-in chains (libiptc: EINVAL)
+        verdict = static_cast<int>(to - chains_.data()) + 1;
+      }
+    }
+    if (verdict != INT_MIN &&
+        t->u.target_size != XT_ALIGN(sizeof(xt_standard_target)))
+      return false;
+    unsigned char *at = arena_.grow(size);
+    if (at == nullptr)
+      return false;
+    std::memcpy(at, entry, size);
+    if (verdict != INT_MIN) {
+      auto *st = reinterpret_cast<xt_standard_target *>(at + e->target_offset);
+      std::memset(st->target.u.user.name, 0, sizeof(st->target.u.user.name));
+      st->target.u.user.revision = 0;
+      st->verdict = verdict;
+    }
+    size_t begin = static_cast<size_t>(at - arena_.data());
+    if (!c->runs.empty() && c->runs.back().end == begin)
+      c->runs.back().end += size;
+    else
+      c->runs.push_back({begin, begin + size});
+    ++c->nrules;
+    return true;
+  }
+
+  bool replay(const Replay &to) const override {
+    for (const auto &c : chains_)
+      if (c.hook < 0 && !to.create(c.name.c_str()))
+        return false;
+    for (const auto &c : chains_) {
+      if (c.hook < 0 || !c.policy_set)
+        continue;
+      xt_counters count = c.counters;
+      if (!to.policy(c.name.c_str(), verdict_name(c.verdict),
+                     c.map == CounterMap::set ? &count : nullptr))
+        return false;
+    }
+    std::vector<unsigned char> buf;
+    for (const auto &c : chains_)
+      for (const auto &run : c.runs)
+        for (size_t off = run.begin; off < run.end;) {
+          const auto *e = reinterpret_cast<const Entry *>(arena_.data() + off);
+          buf.assign(reinterpret_cast<const unsigned char *>(e),
+                     reinterpret_cast<const unsigned char *>(e) +
+                         e->next_offset);
+          auto *t = reinterpret_cast<xt_standard_target *>(buf.data() +
+                                                           e->target_offset);
+          if (t->target.u.user.name[0] == '\0') {
+            const char *name = t->verdict < 0 ? verdict_name(t->verdict)
+                               : t->verdict == 0
+                                   ? ""
+                                   : chains_[t->verdict - 1].name.c_str();
+            std::strncpy(t->target.u.user.name, name,
+                         sizeof(t->target.u.user.name) - 1);
+            t->verdict = 0;
+          }
+          if (!to.append(c.name.c_str(), buf.data()))
+            return false;
+          off += e->next_offset;
+        }
+    return true;
+  }
+
+  int commit() override {
+    // libiptc's order: built-in chains by hook, then user chains by name.
+    std::vector<Chain *> order;
+    for (auto &c : chains_)
+      order.push_back(&c);
+    std::stable_sort(order.begin(), order.end(), [](Chain *a, Chain *b) {
+      if ((a->hook >= 0) != (b->hook >= 0))
+        return a->hook >= 0;
+      if (a->hook >= 0)
+        return a->hook < b->hook;
+      return std::strcmp(a->name.c_str(), b->name.c_str()) < 0;
+    });
+    size_t offset = 0;
+    unsigned num = 0;
+    for (Chain *c : order) {
+      c->head_offset = static_cast<unsigned>(offset);
+      if (c->hook < 0) {
+        offset += kHead;
+        ++num;
+      }
+      for (const auto &r : c->runs)
+        offset += r.end - r.begin;
+      num += c->nrules;
+      c->foot_offset = static_cast<unsigned>(offset);
+      c->foot_index = num;
+      offset += kFoot;
+      ++num;
+    }
+    offset += kHead; // the closing ERROR entry
+    ++num;
+    if (offset > UINT_MAX)
+      return ENOMEM;
+
+    Arena out;
+    auto *repl = reinterpret_cast<typename T::Replace *>(
+        out.grow(sizeof(typename T::Replace) + offset));
+    if (repl == nullptr)
+      return ENOMEM;
+    std::strcpy(repl->name, info_.name);
+    repl->valid_hooks = info_.valid_hooks;
+    repl->num_entries = num;
+    repl->size = static_cast<unsigned>(offset);
+    repl->num_counters = info_.num_entries;
+    std::vector<xt_counters> old(info_.num_entries);
+    repl->counters = old.data();
+    unsigned char *base = out.data() + sizeof(typename T::Replace);
+    copy_entries(order, repl, base);
+    // The closing ERROR entry.
+    write_error(base + offset - kHead, "ERROR");
+
+    if (setsockopt(fd_, T::level, T::set_replace, repl,
+                   static_cast<socklen_t>(sizeof(*repl) + offset)) < 0)
+      return errno;
+    return add_counters(order, num, old);
+  }
+
+private:
+  Chain *find(const std::string &name) {
+    auto it = index_.find(name);
+    return it == index_.end() ? nullptr : &chains_[it->second];
+  }
+  const Chain *find(const std::string &name) const {
+    auto it = index_.find(name);
+    return it == index_.end() ? nullptr : &chains_[it->second];
+  }
+
+  // The old table: its chains in order, and each built-in chain's policy
+  // entry (whose counters libiptc carries over unless the block sets them).
+  bool read_old(const unsigned char *blob, size_t size) {
+    unsigned index = 0;
+    for (size_t off = 0; off < size; ++index) {
+      const auto *e = reinterpret_cast<const Entry *>(blob + off);
+      if (e->next_offset < sizeof(Entry) || off + e->next_offset > size)
+        return false;
+      for (int h = 0; h < NF_INET_NUMHOOKS; ++h) {
+        if (!(info_.valid_hooks & (1u << h)))
+          continue;
+        if (info_.hook_entry[h] == off)
+          old_chains_.emplace_back(kHookNames[h], true);
+        if (info_.underflow[h] == off) {
+          const auto *st = reinterpret_cast<const xt_standard_target *>(
+              blob + off + e->target_offset);
+          Chain c;
+          c.name = kHookNames[h];
+          c.hook = h;
+          c.verdict = st->verdict;
+          c.counters = e->counters;
+          c.old_foot = index;
+          index_[c.name] = chains_.size();
+          chains_.push_back(std::move(c));
+        }
+      }
+      const auto *t = reinterpret_cast<const xt_entry_target *>(
+          blob + off + e->target_offset);
+      if (std::strcmp(t->u.user.name, XT_ERROR_TARGET) == 0) {
+        const auto *et = reinterpret_cast<const xt_error_target *>(t);
+        if (std::strcmp(et->errorname, XT_ERROR_TARGET) != 0)
+          old_chains_.emplace_back(et->errorname, false);
+      }
+      off += e->next_offset;
+    }
+    return true;
+  }
+
+  void write_error(unsigned char *at, const char *name) {
+    auto *e = reinterpret_cast<Entry *>(at);
+    e->target_offset = sizeof(Entry);
+    e->next_offset = kHead;
+    auto *t = reinterpret_cast<xt_error_target *>(at + sizeof(Entry));
+    t->target.u.target_size = XT_ALIGN(sizeof(xt_error_target));
+    std::strcpy(t->target.u.user.name, XT_ERROR_TARGET);
+    std::strncpy(t->errorname, name, XT_FUNCTION_MAXNAMELEN - 1);
+  }
+
+  // Lays every chain out at its offsets, resolving jumps, and hands the
+  // arena back as the copy passes it.
+  void copy_entries(const std::vector<Chain *> &order,
+                    typename T::Replace *repl, unsigned char *base) {
+    // Runs by arena position, to know how far the copy has passed.
+    std::vector<std::pair<size_t, size_t>> by_pos; // begin, end
+    for (const Chain *c : order)
+      for (const auto &r : c->runs)
+        by_pos.emplace_back(r.begin, r.end);
+    std::sort(by_pos.begin(), by_pos.end());
+    std::vector<bool> done(by_pos.size());
+    size_t next = 0, released = 0;
+
+    for (Chain *c : order) {
+      size_t at = c->head_offset;
+      if (c->hook < 0) {
+        write_error(base + at, c->name.c_str());
+        at += kHead;
+      } else {
+        repl->hook_entry[c->hook] = c->head_offset;
+        repl->underflow[c->hook] = c->foot_offset;
+      }
+      unsigned index = c->foot_index - c->nrules;
+      for (const auto &r : c->runs) {
+        auto it = std::lower_bound(by_pos.begin(), by_pos.end(),
+                                   std::make_pair(r.begin, r.end));
+        // Every run before this one in the arena is copied: hand the
+        // arena back while this one is copied too.
+        const bool frontier = static_cast<size_t>(it - by_pos.begin()) == next;
+        for (size_t off = r.begin; off < r.end; ++index) {
+          if (frontier && off - released >= kReleaseStep)
+            released = arena_.release(released, off);
+          const auto *src =
+              reinterpret_cast<const Entry *>(arena_.data() + off);
+          const size_t n = src->next_offset;
+          std::memcpy(base + at, src, n);
+          auto *e = reinterpret_cast<Entry *>(base + at);
+          if (e->counters.pcnt != 0 || e->counters.bcnt != 0)
+            rule_counters_.emplace_back(index, e->counters);
+          auto *t = reinterpret_cast<xt_standard_target *>(base + at +
+                                                           e->target_offset);
+          if (t->target.u.user.name[0] == '\0' && t->verdict >= 0)
+            t->verdict = t->verdict == 0
+                             ? static_cast<int>(at + n)
+                             : static_cast<int>(
+                                   chains_[t->verdict - 1].head_offset + kHead);
+          at += n;
+          off += n;
+        }
+        done[it - by_pos.begin()] = true;
+        while (next < by_pos.size() && done[next])
+          ++next;
+        released =
+            arena_.release(released, next < by_pos.size() ? by_pos[next].first
+                                                          : arena_.size());
+      }
+      // The chain's last entry: its policy, or RETURN for a user chain.
+      auto *e = reinterpret_cast<Entry *>(base + c->foot_offset);
+      e->target_offset = sizeof(Entry);
+      e->next_offset = kFoot;
+      auto *t = reinterpret_cast<xt_standard_target *>(base + c->foot_offset +
+                                                       sizeof(Entry));
+      t->target.u.target_size = XT_ALIGN(sizeof(xt_standard_target));
+      t->verdict = c->hook >= 0 ? c->verdict : XT_RETURN;
+      if (c->hook >= 0 && c->map == CounterMap::set)
+        e->counters = c->counters;
+    }
+  }
+
+  // After the replacement, as libiptc: the counters of every new entry
+  // (the rules' own, set policies', and the old counters of policies the
+  // block left alone).
+  int add_counters(const std::vector<Chain *> &order, unsigned num,
+                   const std::vector<xt_counters> &old) {
+    std::vector<unsigned char> buf(sizeof(xt_counters_info) +
+                                   sizeof(xt_counters) * num);
+    auto *info = reinterpret_cast<xt_counters_info *>(buf.data());
+    std::strcpy(info->name, info_.name);
+    info->num_counters = num;
+    // Rules carry their own counters (zero unless given with -c), kept
+    // aside by the copy since the arena is gone.
+    for (const Chain *c : order) {
+      if (c->hook >= 0) {
+        if (c->map == CounterMap::set)
+          info->counters[c->foot_index] = c->counters;
+        else if (c->map == CounterMap::zeroed && c->old_foot < old.size())
+          info->counters[c->foot_index] = {
+              old[c->old_foot].pcnt - c->counters.pcnt,
+              old[c->old_foot].bcnt - c->counters.bcnt};
+      }
+    }
+    for (const auto &[index, count] : rule_counters_)
+      info->counters[index] = count;
+    if (setsockopt(fd_, T::level, T::add_counters, info,
+                   static_cast<socklen_t>(buf.size())) < 0)
+      return errno;
+    return 0;
+  }
+
+  int fd_ = -1;
+  typename T::Info info_{};
+  std::vector<std::pair<std::string, bool>> old_chains_;
+  std::vector<Chain> chains_;
+  std::map<std::string, size_t> index_;
+  Arena arena_;
+  std::vector<std::pair<unsigned, xt_counters>> rule_counters_;
+};
+
+} // namespace
+
+std::unique_ptr<TableImage> TableImage::open(Family family,
+                                             const std::string &name) {
+  if (family == Family::ipv4) {
+    auto img = std::make_unique<Image<V4>>();
+    if (img->load(name))
+      return img;
+  } else {
+    auto img = std::make_unique<Image<V6>>();
+    if (img->load(name))
+      return img;
+  }
+  return nullptr;
+}
+
+const char *commit_strerror(int err) {
+  switch (err) {
+  case 0:
+    return "Incompatible with this kernel";
+  case ENOPROTOOPT:
+    return "iptables who? (do you need to insmod?)";
+  case ENOSYS:
+    return "Will be implemented real soon.  I promise ;)";
+  case ENOMEM:
+    return "Memory allocation problem";
+  case ENOENT:
+    return "No chain/target/match by that name";
+  default:
+    return std::strerror(err);
+  }
+}
+
+} // namespace fastrestore::legacy
