@@ -34,6 +34,8 @@ public:
 
 std::unique_ptr<RevisionProbe> make_netlink_revision_probe();
 
+class FastRuleParser;
+
 class XtParser {
 public:
   XtParser(Family family, std::unique_ptr<RevisionProbe> probe);
@@ -54,8 +56,14 @@ public:
 
   Family family() const { return family_; }
 
+  // Lines of the commonest shape are parsed natively (see fast_rule.h);
+  // off, every line goes through libxtables (for tests).
+  void set_fast_path(bool on) { fast_on_ = on; }
+
 private:
   Family family_;
+  std::unique_ptr<FastRuleParser> fast_;
+  bool fast_on_ = true;
 };
 
 } // namespace fastrestore

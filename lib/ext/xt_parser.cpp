@@ -15,6 +15,7 @@
 #include <cstdarg>
 #include <cstring>
 
+#include "fast_rule.h"
 #include "fastrestore/protocols.h"
 #include "fastrestore/tables.h"
 #include "xt_state.h"
@@ -91,7 +92,7 @@ const char *kOptString() {
 }
 
 XtParser::XtParser(Family family, std::unique_ptr<RevisionProbe> probe)
-    : family_(family) {
+    : family_(family), fast_(std::make_unique<FastRuleParser>(family)) {
   static std::unique_ptr<RevisionProbe> owned;
   owned = std::move(probe);
   g_probe = owned.get();
@@ -109,11 +110,15 @@ XtParser::~XtParser() = default;
 
 void XtParser::announce_chain(const std::string &name) {
   xtables_announce_chain(name.c_str());
+  fast_->announce_chain(name);
 }
 
 Command XtParser::parse(std::vector<Token> &words, const std::string &table,
                         int line, std::string_view source,
                         const std::pair<uint64_t, uint64_t> *counters) {
+  Command cmd;
+  if (fast_on_ && fast_->parse(words, table, line, counters, cmd))
+    return cmd;
   XtRuleState st(family_, table, words, counters);
   try {
     st.run();

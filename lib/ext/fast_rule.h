@@ -1,0 +1,42 @@
+// A parser for the commonest rule line, native to fastrestore:
+//
+//   -A CHAIN [-s ADDR[/LEN]] [-d ADDR[/LEN]] [-i IFACE] [-o IFACE]
+//            [-p tcp|udp [-m tcp|udp] [--sport P[:P]] [--dport P[:P]]]
+//            [-j ACCEPT|DROP|RETURN|known-chain]
+//
+// with numeric addresses and ports only, each option once, no '!'. It
+// builds exactly the Command libxtables' parse yields (the tcp and udp
+// match payloads included); a unit test holds the two to the same output.
+// Any other line, including every line iptables would refuse, is declined
+// (parse returns false) and goes to XtParser's libxtables path, so errors
+// and everything unusual keep iptables' own handling.
+#pragma once
+
+#include <string>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "fastrestore/ir.h"
+#include "fastrestore/lexer.h"
+
+namespace fastrestore {
+
+class FastRuleParser {
+public:
+  explicit FastRuleParser(Family family) : family_(family) {}
+
+  // A chain name: "-j NAME" then jumps to it (as libxtables does for an
+  // announced chain).
+  void announce_chain(const std::string &name) { chains_.insert(name); }
+
+  bool parse(const std::vector<Token> &words, const std::string &table,
+             int line, const std::pair<uint64_t, uint64_t> *counters,
+             Command &out) const;
+
+private:
+  Family family_;
+  std::unordered_set<std::string> chains_;
+};
+
+} // namespace fastrestore
