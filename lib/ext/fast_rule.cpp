@@ -147,25 +147,30 @@ bool FastRuleParser::parse(const std::vector<Token> &words,
     std::string_view arg = words[i + 1].text;
     if (opt.size() < 2 || opt[0] != '-')
       return false;
-    if (opt == "-s" && !have_s) {
+    // The option as one letter ('S' and 'D': --sport and --dport).
+    const char o = opt.size() == 2    ? opt[1]
+                   : opt == "--sport" ? 'S'
+                   : opt == "--dport" ? 'D'
+                                      : '\0';
+    if (o == 's' && !have_s) {
       have_s = true;
       if (!address(arg, v4, r.src, r.smsk))
         return false;
-    } else if (opt == "-d" && !have_d) {
+    } else if (o == 'd' && !have_d) {
       have_d = true;
       if (!address(arg, v4, r.dst, r.dmsk))
         return false;
-    } else if (opt == "-i" && !have_i) {
+    } else if (o == 'i' && !have_i) {
       have_i = true;
       if (!iface(arg))
         return false;
       r.iniface = std::string(arg);
-    } else if (opt == "-o" && !have_o) {
+    } else if (o == 'o' && !have_o) {
       have_o = true;
       if (!iface(arg))
         return false;
       r.outiface = std::string(arg);
-    } else if (opt == "-p" && !have_p) {
+    } else if (o == 'p' && !have_p) {
       have_p = true;
       if (arg == "tcp")
         r.proto = IPPROTO_TCP;
@@ -174,19 +179,18 @@ bool FastRuleParser::parse(const std::vector<Token> &words,
       else
         return false;
       r.proto_set = true;
-    } else if (opt == "-m" && !have_m && have_p && !have_sport && !have_dport) {
+    } else if (o == 'm' && !have_m && have_p && !have_sport && !have_dport) {
       have_m = true;
       if (arg != (r.proto == IPPROTO_TCP ? "tcp" : "udp"))
         return false;
-    } else if ((opt == "--sport" && !have_sport) ||
-               (opt == "--dport" && !have_dport)) {
+    } else if ((o == 'S' && !have_sport) || (o == 'D' && !have_dport)) {
       if (!have_p)
         return false;
-      bool src = opt == "--sport";
+      bool src = o == 'S';
       (src ? have_sport : have_dport) = true;
       if (!ports(arg, src ? spts : dpts))
         return false;
-    } else if (opt == "-j" && !have_j) {
+    } else if (o == 'j' && !have_j) {
       have_j = true;
       if (arg == "ACCEPT")
         r.verdict = Verdict::accept;
