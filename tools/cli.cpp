@@ -15,6 +15,7 @@
 
 #include "fastrestore/restore.h"
 #include "fastrestore/version.h"
+#include "snapshot_cli.h"
 
 namespace po = boost::program_options;
 
@@ -64,6 +65,8 @@ std::vector<std::string> normalise(int argc, char **argv) {
 } // namespace
 
 int cli_main(int argc, char **argv) {
+  if (is_snapshot_command(argc, argv))
+    return snapshot_main(argc, argv);
   RestoreConfig cfg;
   std::string prog = base_name(argv[0]);
   if (prog.rfind("ip6tables", 0) == 0)

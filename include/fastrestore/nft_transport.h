@@ -23,7 +23,13 @@ public:
   virtual ~Transport() = default;
   // Sends the whole batch with one sendmsg and returns every error the
   // kernel reported for it (empty: committed).
-  virtual std::vector<KernelError> send(const Batch &batch) = 0;
+  std::vector<KernelError> send(const Batch &batch) {
+    return send_raw(batch.iov(), batch.size(), batch.messages());
+  }
+  // The same for a batch already framed as bytes (BATCH_BEGIN ...
+  // BATCH_END) in `iov`, `size` bytes holding `messages` object messages.
+  virtual std::vector<KernelError> send_raw(const std::vector<iovec> &iov,
+                                            size_t size, size_t messages) = 0;
   // Reads the chains and rule handles of one table: one chain dump and one
   // rule dump. Throws Error when the kernel cannot be asked.
   virtual KernelTable read_table(uint32_t family, const std::string &table) = 0;
@@ -37,7 +43,8 @@ std::unique_ptr<Transport> make_netlink_transport();
 // (one vector per send, in order; none queued means success).
 class RecordingTransport : public Transport {
 public:
-  std::vector<KernelError> send(const Batch &batch) override;
+  std::vector<KernelError> send_raw(const std::vector<iovec> &iov, size_t size,
+                                    size_t messages) override;
   KernelTable read_table(uint32_t family, const std::string &table) override;
   std::vector<std::pair<std::string, KernelTable>> tables; // for read_table
   std::vector<std::string> sent;                           // raw batch bytes

@@ -1,16 +1,9 @@
 // See image.h.
 #include "image.h"
 
-// glibc's network headers before the kernel's, or they collide.
-#include <arpa/inet.h>
-#include <net/if.h>
-#include <netinet/in.h>
+#include "sockopt.h"
 
-#include <linux/netfilter/x_tables.h>
-#include <linux/netfilter_ipv4/ip_tables.h>
-#include <linux/netfilter_ipv6/ip6_tables.h>
 #include <sys/mman.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,36 +14,6 @@
 
 namespace fastrestore::legacy {
 namespace {
-
-struct V4 {
-  using Entry = ipt_entry;
-  using Info = ipt_getinfo;
-  using Entries = ipt_get_entries;
-  using Replace = ipt_replace;
-  static constexpr int af = AF_INET, level = IPPROTO_IP;
-  static constexpr int get_info = IPT_SO_GET_INFO;
-  static constexpr int get_entries = IPT_SO_GET_ENTRIES;
-  static constexpr int set_replace = IPT_SO_SET_REPLACE;
-  static constexpr int add_counters = IPT_SO_SET_ADD_COUNTERS;
-  static unsigned char *table_of(Entries *e) {
-    return reinterpret_cast<unsigned char *>(e->entrytable);
-  }
-};
-
-struct V6 {
-  using Entry = ip6t_entry;
-  using Info = ip6t_getinfo;
-  using Entries = ip6t_get_entries;
-  using Replace = ip6t_replace;
-  static constexpr int af = AF_INET6, level = IPPROTO_IPV6;
-  static constexpr int get_info = IP6T_SO_GET_INFO;
-  static constexpr int get_entries = IP6T_SO_GET_ENTRIES;
-  static constexpr int set_replace = IP6T_SO_SET_REPLACE;
-  static constexpr int add_counters = IP6T_SO_SET_ADD_COUNTERS;
-  static unsigned char *table_of(Entries *e) {
-    return reinterpret_cast<unsigned char *>(e->entrytable);
-  }
-};
 
 const char *const kHookNames[NF_INET_NUMHOOKS] = {
     "PREROUTING", "INPUT", "FORWARD", "OUTPUT", "POSTROUTING"};
@@ -178,29 +141,13 @@ public:
   }
 
   bool load(const std::string &name) {
-    if (name.size() >= XT_TABLE_MAXNAMELEN)
-      return false;
     fd_ = socket(T::af, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_RAW);
-    if (fd_ < 0)
+    std::vector<unsigned char> buf;
+    if (fd_ < 0 || !read_table<T>(fd_, name, info_, buf))
       return false;
-    for (;;) { // EAGAIN: the table changed between the two reads
-      std::memset(&info_, 0, sizeof(info_));
-      std::strcpy(info_.name, name.c_str());
-      socklen_t len = sizeof(info_);
-      if (getsockopt(fd_, T::level, T::get_info, &info_, &len) < 0)
-        return false;
-      std::vector<unsigned char> buf(sizeof(typename T::Entries) + info_.size);
-      auto *ge = reinterpret_cast<typename T::Entries *>(buf.data());
-      std::strcpy(ge->name, name.c_str());
-      ge->size = info_.size;
-      len = static_cast<socklen_t>(buf.size());
-      if (getsockopt(fd_, T::level, T::get_entries, ge, &len) < 0) {
-        if (errno == EAGAIN)
-          continue;
-        return false;
-      }
-      return read_old(T::table_of(ge), info_.size);
-    }
+    return read_old(
+        T::table_of(reinterpret_cast<const typename T::Entries *>(buf.data())),
+        info_.size);
   }
 
   const std::vector<std::pair<std::string, bool>> &old_chains() const override {

@@ -18,10 +18,8 @@
 namespace fastrestore::nft {
 namespace {
 
-using Callback = std::function<void(const nlmsghdr *)>;
-
 int on_message(const nlmsghdr *nlh, void *data) {
-  (*static_cast<Callback *>(data))(nlh);
+  (*static_cast<const DumpCallback *>(data))(nlh);
   return MNL_CB_OK;
 }
 
@@ -33,8 +31,10 @@ int on_message(const nlmsghdr *nlh, void *data) {
   throw Error(std::move(d));
 }
 
-// Runs one dump request; returns false when the table does not exist.
-bool dump(mnl_socket *nl, const nlmsghdr *req, const char *what, Callback cb) {
+} // namespace
+
+bool run_dump(mnl_socket *nl, const nlmsghdr *req, const char *what,
+              const DumpCallback &cb) {
   if (mnl_socket_sendto(nl, req, req->nlmsg_len) < 0)
     fail(what);
   std::vector<char> buf(1 << 20);
@@ -44,7 +44,7 @@ bool dump(mnl_socket *nl, const nlmsghdr *req, const char *what, Callback cb) {
     if (n < 0)
       fail(what);
     int ret = mnl_cb_run(buf.data(), static_cast<size_t>(n), req->nlmsg_seq,
-                         portid, on_message, &cb);
+                         portid, on_message, const_cast<DumpCallback *>(&cb));
     if (ret == MNL_CB_STOP)
       return true;
     if (ret < 0) {
@@ -54,8 +54,6 @@ bool dump(mnl_socket *nl, const nlmsghdr *req, const char *what, Callback cb) {
     }
   }
 }
-
-} // namespace
 
 KernelTable read_kernel_table(mnl_socket *nl, uint32_t family,
                               const std::string &table) {
@@ -69,7 +67,7 @@ KernelTable read_kernel_table(mnl_socket *nl, uint32_t family,
   nftnl_chain_set_str(c, NFTNL_CHAIN_TABLE, table.c_str());
   nftnl_chain_nlmsg_build_payload(nlh, c);
   nftnl_chain_free(c);
-  out.exists = dump(nl, nlh, "chains", [&](const nlmsghdr *m) {
+  out.exists = run_dump(nl, nlh, "chains", [&](const nlmsghdr *m) {
     nftnl_chain *ch = nftnl_chain_alloc();
     if (nftnl_chain_nlmsg_parse(m, ch) == 0 &&
         table == nftnl_chain_get_str(ch, NFTNL_CHAIN_TABLE)) {
@@ -92,7 +90,7 @@ KernelTable read_kernel_table(mnl_socket *nl, uint32_t family,
   nftnl_rule_set_str(r, NFTNL_RULE_TABLE, table.c_str());
   nftnl_rule_nlmsg_build_payload(nlh, r);
   nftnl_rule_free(r);
-  dump(nl, nlh, "rules", [&](const nlmsghdr *m) {
+  run_dump(nl, nlh, "rules", [&](const nlmsghdr *m) {
     nftnl_rule *rr = nftnl_rule_alloc();
     if (nftnl_rule_nlmsg_parse(m, rr) == 0 &&
         table == nftnl_rule_get_str(rr, NFTNL_RULE_TABLE)) {

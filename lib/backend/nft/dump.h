@@ -3,6 +3,7 @@
 
 #include <libmnl/libmnl.h>
 
+#include <functional>
 #include <string>
 
 #include "fastrestore/nft_transport.h"
@@ -11,5 +12,13 @@ namespace fastrestore::nft {
 
 KernelTable read_kernel_table(mnl_socket *nl, uint32_t family,
                               const std::string &table);
+
+// Sends one request and hands every message of the answer to `cb` until
+// the kernel ends it (a dump's DONE, or the ACK of a request with
+// NLM_F_ACK). Returns false when the kernel answers ENOENT; throws Error
+// (naming `what`) on any other failure.
+using DumpCallback = std::function<void(const nlmsghdr *)>;
+bool run_dump(mnl_socket *nl, const nlmsghdr *req, const char *what,
+              const DumpCallback &cb);
 
 } // namespace fastrestore::nft

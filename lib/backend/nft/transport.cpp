@@ -34,12 +34,13 @@ public:
     return read_kernel_table(nl_, family, table);
   }
 
-  std::vector<KernelError> send(const Batch &batch) override {
-    grow_buffers(batch);
+  std::vector<KernelError> send_raw(const std::vector<iovec> &iov_in,
+                                    size_t size, size_t messages) override {
+    grow_buffers(size, messages);
     int fd = mnl_socket_get_fd(nl_);
     sockaddr_nl snl{};
     snl.nl_family = AF_NETLINK;
-    std::vector<iovec> iov = batch.iov();
+    std::vector<iovec> iov = iov_in;
     msghdr msg{};
     msg.msg_name = &snl;
     msg.msg_namelen = sizeof(snl);
@@ -72,9 +73,8 @@ public:
   }
 
 private:
-  void grow_buffers(const Batch &batch) {
-    int want =
-        static_cast<int>(std::min<size_t>(batch.size() + (1 << 16), 1u << 30));
+  void grow_buffers(size_t size, size_t messages) {
+    int want = static_cast<int>(std::min<size_t>(size + (1 << 16), 1u << 30));
     if (want > sndbuf_) {
       set_buffer(SO_SNDBUFFORCE, SO_SNDBUF, want);
       sndbuf_ = want;
@@ -82,7 +82,7 @@ private:
     // Room for one error per message (each queued error costs about 1 KiB
     // of socket memory).
     int rcv = static_cast<int>(
-        std::min<size_t>(batch.messages() * 1024 + (1 << 20), 1u << 30));
+        std::min<size_t>(messages * 1024 + (1 << 20), 1u << 30));
     if (rcv > rcvbuf_) {
       set_buffer(SO_RCVBUFFORCE, SO_RCVBUF, rcv);
       rcvbuf_ = rcv;
@@ -142,8 +142,12 @@ KernelTable RecordingTransport::read_table(uint32_t, const std::string &table) {
   return {};
 }
 
-std::vector<KernelError> RecordingTransport::send(const Batch &batch) {
-  sent.push_back(batch.bytes());
+std::vector<KernelError>
+RecordingTransport::send_raw(const std::vector<iovec> &iov, size_t, size_t) {
+  std::string bytes;
+  for (const auto &v : iov)
+    bytes.append(static_cast<const char *>(v.iov_base), v.iov_len);
+  sent.push_back(std::move(bytes));
   if (replies.empty())
     return {};
   auto r = std::move(replies.front());

@@ -1,0 +1,156 @@
+#include "file.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+namespace fastrestore::snapshot {
+namespace {
+
+constexpr size_t kBuffer = 4u << 20;
+
+[[noreturn]] void fail(const std::string &what, const std::string &path) {
+  throw SnapshotError(what + " " + path + ": " + std::strerror(errno));
+}
+
+void write_all(int fd, const char *p, size_t n, const std::string &path) {
+  while (n > 0) {
+    ssize_t w = ::write(fd, p, n);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w < 0)
+      fail("cannot write", path);
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+}
+
+std::string dir_of(const std::string &path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string::npos)
+    return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+} // namespace
+
+FileWriter::FileWriter(const std::string &path) : path_(path) {
+  std::string base = path.substr(path.rfind('/') + 1);
+  tmp_ = dir_of(path) + "/." + base + ".XXXXXX";
+  fd_ = mkostemp(tmp_.data(), O_CLOEXEC);
+  if (fd_ < 0)
+    fail("cannot create a temporary file for", path);
+  buf_.reserve(kBuffer);
+  Header zero{};
+  write_all(fd_, reinterpret_cast<const char *>(&zero), sizeof(zero), tmp_);
+}
+
+FileWriter::~FileWriter() {
+  if (fd_ >= 0)
+    close(fd_);
+  if (!done_)
+    unlink(tmp_.c_str());
+}
+
+void FileWriter::write(const void *data, size_t len) {
+  crc_ = crc32_of(crc_, data, len);
+  written_ += len;
+  const char *p = static_cast<const char *>(data);
+  if (buf_.size() + len > kBuffer)
+    flush();
+  if (len >= kBuffer) {
+    write_all(fd_, p, len, tmp_);
+    return;
+  }
+  buf_.insert(buf_.end(), p, p + len);
+}
+
+void FileWriter::flush() {
+  write_all(fd_, buf_.data(), buf_.size(), tmp_);
+  buf_.clear();
+}
+
+void FileWriter::restart() {
+  buf_.clear();
+  written_ = 0;
+  crc_ = 0;
+  if (ftruncate(fd_, sizeof(Header)) != 0 ||
+      lseek(fd_, sizeof(Header), SEEK_SET) < 0)
+    fail("cannot rewrite", tmp_);
+}
+
+void FileWriter::finish(Header &h) {
+  flush();
+  h.payload_crc = crc_;
+  seal_header(h);
+  if (pwrite(fd_, &h, sizeof(h), 0) != static_cast<ssize_t>(sizeof(h)))
+    fail("cannot write", tmp_);
+  if (fsync(fd_) != 0)
+    fail("cannot sync", tmp_);
+  close(fd_);
+  fd_ = -1;
+  if (rename(tmp_.c_str(), path_.c_str()) != 0)
+    fail("cannot put the snapshot in place at", path_);
+  done_ = true;
+  // The rename itself survives a crash once the directory is synced.
+  int dfd = open(dir_of(path_).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    fsync(dfd);
+    close(dfd);
+  }
+}
+
+MappedFile::MappedFile(const std::string &path) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    fail("cannot open", path);
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    close(fd);
+    fail("cannot read", path);
+  }
+  if (S_ISDIR(st.st_mode)) {
+    close(fd);
+    throw SnapshotError(path + " is a directory, not a snapshot");
+  }
+  if (S_ISREG(st.st_mode)) {
+    len_ = static_cast<size_t>(st.st_size);
+    if (len_ > 0) {
+      map_ = mmap(nullptr, len_, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+      if (map_ == MAP_FAILED) {
+        map_ = nullptr;
+        close(fd);
+        fail("cannot map", path);
+      }
+      bytes_ = std::string_view(static_cast<const char *>(map_), len_);
+    }
+  } else { // a pipe or a device: read it all
+    char buf[1 << 16];
+    for (;;) {
+      ssize_t n = read(fd, buf, sizeof(buf));
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0) {
+        close(fd);
+        fail("cannot read", path);
+      }
+      if (n == 0)
+        break;
+      copy_.append(buf, static_cast<size_t>(n));
+    }
+    bytes_ = copy_;
+  }
+  close(fd);
+}
+
+MappedFile::~MappedFile() {
+  if (map_ != nullptr)
+    munmap(map_, len_);
+}
+
+} // namespace fastrestore::snapshot

@@ -1,0 +1,58 @@
+// Snapshot files on disk: written atomically (a temporary file beside the
+// target, fsync, rename, fsync of the directory), read through mmap.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "format.h"
+
+namespace fastrestore::snapshot {
+
+class FileWriter {
+public:
+  // Creates the temporary file; throws SnapshotError.
+  explicit FileWriter(const std::string &path);
+  ~FileWriter(); // removes the temporary file unless finish() ran
+  FileWriter(const FileWriter &) = delete;
+  FileWriter &operator=(const FileWriter &) = delete;
+
+  // Appends payload bytes (objects, then the directory).
+  void write(const void *data, size_t len);
+  uint64_t written() const { return written_; }
+  // Starts the payload again (a dump that has to be retried).
+  void restart();
+  // Writes the header (with the payload's checksum) and puts the file in
+  // place.
+  void finish(Header &h);
+
+private:
+  void flush();
+
+  std::string path_, tmp_;
+  int fd_ = -1;
+  std::vector<char> buf_;
+  uint64_t written_ = 0;
+  uint32_t crc_ = 0;
+  bool done_ = false;
+};
+
+class MappedFile {
+public:
+  // Throws SnapshotError naming the file: missing, unreadable, a directory.
+  explicit MappedFile(const std::string &path);
+  ~MappedFile();
+  MappedFile(const MappedFile &) = delete;
+  MappedFile &operator=(const MappedFile &) = delete;
+  std::string_view bytes() const { return bytes_; }
+
+private:
+  void *map_ = nullptr;
+  size_t len_ = 0;
+  std::string copy_; // a file that cannot be mapped (a pipe)
+  std::string_view bytes_;
+};
+
+} // namespace fastrestore::snapshot

@@ -1,0 +1,195 @@
+// `fastrestore save --binary FILE` and `fastrestore commit FILE`.
+#include "snapshot_cli.h"
+
+#include <linux/netfilter.h>
+
+#include <boost/program_options.hpp>
+
+#include <iostream>
+#include <string>
+
+#include "../lib/snapshot/snapshot.h"
+#include "fastrestore/diagnostic.h"
+
+namespace po = boost::program_options;
+
+namespace fastrestore {
+namespace {
+
+// The options both commands share: family and backend.
+void common(po::options_description &d) {
+  // clang-format off
+  d.add_options()
+    ("help,h", "print this help and exit")
+    ("ipv4,4", "IPv4 tables (the default)")
+    ("ipv6,6", "IPv6 tables")
+    ("bridge", "bridge tables (ebtables)")
+    ("legacy", "legacy x_tables instead of nf_tables")
+    ("backend", po::value<std::string>(), "nft (the default) or legacy");
+  // clang-format on
+}
+
+// Reads family and backend into opts; false (after a message) on misuse.
+bool take_common(const po::variables_map &vm, snapshot::Options &opts,
+                 const char *cmd) {
+  int families =
+      int(vm.count("ipv4")) + int(vm.count("ipv6")) + int(vm.count("bridge"));
+  if (families > 1) {
+    std::cerr << "fastrestore " << cmd
+              << ": -4, -6 and --bridge exclude each other\n";
+    return false;
+  }
+  opts.family_given = families == 1;
+  opts.family = vm.count("ipv6")     ? NFPROTO_IPV6
+                : vm.count("bridge") ? NFPROTO_BRIDGE
+                                     : NFPROTO_IPV4;
+  if (vm.count("legacy")) {
+    opts.backend = snapshot::Backend::legacy;
+    opts.backend_given = true;
+  }
+  if (vm.count("backend")) {
+    const auto &b = vm["backend"].as<std::string>();
+    if (b != "nft" && b != "legacy") {
+      std::cerr << "fastrestore " << cmd << ": --backend takes nft or legacy, "
+                << "not `" << b << "'\n";
+      return false;
+    }
+    opts.backend =
+        b == "legacy" ? snapshot::Backend::legacy : snapshot::Backend::nft;
+    opts.backend_given = true;
+  }
+  return true;
+}
+
+int usage_error(const char *cmd, const std::string &what) {
+  std::cerr << "fastrestore " << cmd << ": " << what << "\n"
+            << "Try `fastrestore " << cmd << " --help' for more information.\n";
+  return 2;
+}
+
+bool parse(int argc, char **argv, po::options_description &desc,
+           po::positional_options_description &pos, po::variables_map &vm,
+           const char *cmd, int &rc) {
+  try {
+    po::store(po::command_line_parser(argc, argv)
+                  .options(desc)
+                  .positional(pos)
+                  .style(po::command_line_style::unix_style)
+                  .run(),
+              vm);
+    po::notify(vm);
+  } catch (const po::error &e) {
+    rc = usage_error(cmd, e.what());
+    return false;
+  }
+  return true;
+}
+
+int save_main(int argc, char **argv) {
+  po::options_description desc("Options");
+  common(desc);
+  // clang-format off
+  desc.add_options()
+    ("binary", po::value<std::string>(), "write a binary snapshot to FILE")
+    ("counters,c", "include packet and byte counters")
+    ("table,T", po::value<std::string>(), "only this table");
+  // clang-format on
+  po::positional_options_description pos;
+  po::variables_map vm;
+  int rc = 0;
+  if (!parse(argc, argv, desc, pos, vm, "save", rc))
+    return rc;
+  if (vm.count("help")) {
+    std::cout << "Usage: fastrestore save --binary FILE [-4|-6|--bridge] "
+                 "[--legacy] [-c] [-T table]\n"
+                 "Saves the kernel's tables of one family to FILE, "
+                 "atomically.\n\n"
+              << desc;
+    return 0;
+  }
+  snapshot::Options opts;
+  if (!take_common(vm, opts, "save"))
+    return 2;
+  if (!vm.count("binary"))
+    return usage_error("save", "--binary FILE is required (the text form "
+                               "is iptables-save's)");
+  opts.counters = vm.count("counters") > 0;
+  if (vm.count("table"))
+    opts.table = vm["table"].as<std::string>();
+  const std::string path = vm["binary"].as<std::string>();
+  try {
+    snapshot::SaveStats st = snapshot::save(path, opts);
+    std::cerr << "fastrestore save: " << path << ": " << st.tables
+              << " tables, " << st.chains << " chains, " << st.sets << " sets, "
+              << st.rules << " rules, " << st.bytes << " bytes\n";
+  } catch (const snapshot::SnapshotError &e) {
+    std::cerr << "fastrestore save: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+int commit_main(int argc, char **argv) {
+  po::options_description desc("Options");
+  common(desc);
+  // clang-format off
+  desc.add_options()
+    ("test,t", "check the snapshot and say what it would replace; send "
+     "nothing")
+    ("wait,w", po::value<int>()->default_value(0),
+     "with --legacy, give up on the xtables lock after this many seconds");
+  // clang-format on
+  po::options_description hidden;
+  hidden.add_options()("file", po::value<std::string>());
+  po::options_description all;
+  all.add(desc).add(hidden);
+  po::positional_options_description pos;
+  pos.add("file", 1);
+  po::variables_map vm;
+  int rc = 0;
+  if (!parse(argc, argv, all, pos, vm, "commit", rc))
+    return rc;
+  if (vm.count("help")) {
+    std::cout << "Usage: fastrestore commit FILE [-t] [-4|-6|--bridge] "
+                 "[--legacy]\n"
+                 "Replaces the tables saved in FILE with its content, in one "
+                 "transaction.\n\n"
+              << desc;
+    return 0;
+  }
+  snapshot::Options opts;
+  if (!take_common(vm, opts, "commit"))
+    return 2;
+  if (!vm.count("file"))
+    return usage_error("commit", "a snapshot FILE is required");
+  opts.test = vm.count("test") > 0;
+  opts.wait = vm["wait"].as<int>();
+  try {
+    snapshot::commit(vm["file"].as<std::string>(), opts, std::cout);
+  } catch (const snapshot::SnapshotError &e) {
+    std::cerr << "fastrestore commit: " << e.what() << "\n";
+    return 1;
+  } catch (const Error &e) { // the xtables lock
+    std::cerr << "fastrestore commit: " << e.diag().message << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+} // namespace
+
+bool is_snapshot_command(int argc, char **argv) {
+  if (argc < 2)
+    return false;
+  std::string a = argv[1];
+  return a == "save" || a == "commit";
+}
+
+int snapshot_main(int argc, char **argv) {
+  std::string cmd = argv[1];
+  // The command's own arguments, with the program name first.
+  return cmd == "save" ? save_main(argc - 1, argv + 1)
+                       : commit_main(argc - 1, argv + 1);
+}
+
+} // namespace fastrestore
