@@ -25,9 +25,12 @@ namespace {
 const char kUsage[] =
     "Usage: fastrestore [-4|-6] [-c] [-n] [-t] [-v] [-T table] [-w [secs]]\n"
     "                   [-W usecs] [-M command] [FILE]\n"
+    "       fastrestore save --binary FILE [...]   (see save --help)\n"
+    "       fastrestore commit FILE [...]          (see commit --help)\n"
     "Loads iptables-save text (standard input, or FILE) into nf_tables,\n"
     "one transaction per COMMIT (with --legacy: into x_tables, one table\n"
-    "replacement per COMMIT).\n";
+    "replacement per COMMIT). save and commit write and load binary\n"
+    "snapshots of the kernel's tables.\n";
 
 std::string base_name(const char *argv0) {
   const char *slash = std::strrchr(argv0, '/');
