@@ -74,6 +74,8 @@ int cli_main(int argc, char **argv) {
   std::string prog = base_name(argv[0]);
   if (prog.rfind("ip6tables", 0) == 0)
     cfg.family = Family::ipv6;
+  if (prog.rfind("ebtables", 0) == 0)
+    cfg.family = Family::bridge;
   if (prog.find("-legacy-") != std::string::npos)
     cfg.legacy = true;
 
@@ -85,6 +87,7 @@ int cli_main(int argc, char **argv) {
     ("version,V", "print the version and exit")
     ("ipv4,4", "read iptables-save text (the default)")
     ("ipv6,6", "read ip6tables-save text")
+    ("bridge", "read ebtables-save text (the bridge family)")
     ("counters,c", "restore packet and byte counters")
     ("noflush,n", "add to the tables instead of replacing them")
     ("test,t", "parse, check and build the transactions, send nothing")
@@ -134,14 +137,16 @@ int cli_main(int argc, char **argv) {
     std::cout << "fastrestore v" << kVersion << " (nf_tables)\n";
     return 0;
   }
-  if (vm.count("ipv4") && vm.count("ipv6")) {
-    std::cerr << "fastrestore: -4 and -6 exclude each other\n";
+  if (vm.count("ipv4") + vm.count("ipv6") + vm.count("bridge") > 1) {
+    std::cerr << "fastrestore: -4, -6 and --bridge exclude each other\n";
     return 2;
   }
   if (vm.count("ipv4"))
     cfg.family = Family::ipv4;
   if (vm.count("ipv6"))
     cfg.family = Family::ipv6;
+  if (vm.count("bridge"))
+    cfg.family = Family::bridge;
   if (vm.count("legacy"))
     cfg.legacy = true;
   if (!backend.empty()) {

@@ -17,7 +17,7 @@
 
 namespace fastrestore {
 
-enum class Family { ipv4, ipv6 };
+enum class Family { ipv4, ipv6, bridge };
 
 // One match or target as its plugin encoded it (the payload of
 // xt_entry_match / xt_entry_target, without that header).
@@ -28,6 +28,21 @@ struct XtBlob {
   // Plugin-private state some lowerings need (NFLOG keeps the full prefix
   // here, longer than the 64 bytes of its kernel struct).
   std::string udata;
+  // ebtables: a watcher (log, nflog), a target placed among the matches.
+  bool watcher = false;
+};
+
+// The base fields of an ebtables rule (struct ebt_entry's), for the bridge
+// family; interfaces are Rule::iniface / outiface.
+struct EbFields {
+  std::string logical_in, logical_out;
+  uint32_t bitmask = 0x02; // EBT_NOPROTO unless -p
+  uint32_t invflags = 0;   // EBT_I*
+  uint16_t ethproto = 0;   // network order
+  std::array<uint8_t, 6> smac{}, smsk{}, dmac{}, dmsk{};
+  // The rule ebtables-nft appends to a user chain for its ACCEPT or DROP
+  // policy (marked in the rule's user data).
+  bool policy_rule = false;
 };
 
 enum class Verdict {
@@ -56,6 +71,7 @@ struct Rule {
   std::string jump_chain; // for jump / go
   std::optional<XtBlob> target;
   uint64_t packets = 0, bytes = 0; // -c / [p:b]; used with --counters
+  EbFields eb;                     // Family::bridge only
 };
 
 enum class CommandKind {
@@ -98,6 +114,7 @@ struct Block {
   Location loc; // the *table line
   Location commit_loc;
   std::string table;
+  Family family = Family::ipv4; // which tables `table` names
   // Declarations and commands interleaved as read; exactly one of the two
   // is set per entry.
   struct Entry {

@@ -2,6 +2,7 @@
 // commits it with one send.
 #pragma once
 
+#include <functional>
 #include <memory>
 
 #include "fastrestore/nft_batch.h"
@@ -22,7 +23,11 @@ void emit_op(Batch &b, const Op &op, const std::string &table, Family family,
 
 // Builds the batch for a plan (see plan.h for what each mode writes).
 // Throws Error for rules iptables-nft would refuse while building.
-std::unique_ptr<Batch> build_batch(const Plan &plan, Family family);
+// `before_end`, when set, adds the last messages (ebtables-nft's user chain
+// policy rules) before the batch is sealed.
+std::unique_ptr<Batch>
+build_batch(const Plan &plan, Family family,
+            const std::function<void(Batch &)> &before_end = {});
 
 // Sends the batch; throws Error (exit status 4, or the permission error)
 // naming the input line of every message the kernel refused.

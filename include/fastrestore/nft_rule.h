@@ -29,6 +29,9 @@ void encode_rule(nlmsghdr *nlh, const Rule &rule, Family family,
                  const std::string &table, const std::string &chain,
                  const Placement &where = {});
 
+// The nfgenmsg family of an IR family.
+uint8_t nfproto_of(Family family);
+
 // A complete NEWRULE message (sequence number 0), for tests and tools.
 std::string rule_message(const Rule &rule, Family family,
                          const std::string &table, const std::string &chain);

@@ -105,7 +105,7 @@ struct Plan {
 class OpPlanner {
 public:
   OpPlanner(const std::string &table, bool noflush, bool counters,
-            KernelAccess kernel = {});
+            KernelAccess kernel = {}, Family family = Family::ipv4);
   // Appends the operations for `entry` to `out` (its rules move into
   // them); throws Error when the entry is refused; returns false when the
   // block needs plan_block.

@@ -16,7 +16,7 @@
 
 #include "fastrestore/ir.h"
 #include "fastrestore/lexer.h"
-#include "fastrestore/xt_parser.h"
+#include "fastrestore/rule_parser.h"
 
 namespace fastrestore {
 
@@ -53,7 +53,7 @@ private:
 
 class RestoreParser {
 public:
-  RestoreParser(XtParser &xt, ParseOptions opts, BlockSink &sink);
+  RestoreParser(RuleParser &xt, ParseOptions opts, BlockSink &sink);
 
   // `line` without its trailing newline; `lineno` is 1-based.
   void feed(std::string_view line, int lineno);
@@ -67,7 +67,7 @@ private:
   void chain_line(std::string_view line, int lineno);
   void rule_line(std::string_view line, int lineno);
 
-  XtParser &xt_;
+  RuleParser &xt_;
   ParseOptions opts_;
   BlockSink &sink_;
   bool in_table_ = false;

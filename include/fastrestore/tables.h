@@ -1,10 +1,13 @@
-// The built-in tables and base chains of iptables-nft (ip and ip6 families):
+// The built-in tables and base chains of iptables-nft (ip and ip6 families)
+// and ebtables-nft (bridge family):
 // names, netfilter hooks, priorities and chain types, as iptables-nft 1.8.9
 // registers them. Lookups are by name; absent entries return nullptr.
 #pragma once
 
 #include <cstdint>
 #include <string_view>
+
+#include "fastrestore/ir.h"
 
 namespace fastrestore {
 
@@ -21,7 +24,10 @@ struct BuiltinTable {
   int nchains;
 };
 
-const BuiltinTable *find_builtin_table(std::string_view name);
+// The tables of the ip and ip6 families, or with Family::bridge those of
+// ebtables-nft (filter and nat).
+const BuiltinTable *find_builtin_table(std::string_view name,
+                                       Family family = Family::ipv4);
 const BuiltinChain *find_builtin_chain(const BuiltinTable &t,
                                        std::string_view chain);
 

@@ -20,6 +20,7 @@
 
 #include "fastrestore/ir.h"
 #include "fastrestore/lexer.h"
+#include "fastrestore/rule_parser.h"
 
 namespace fastrestore {
 
@@ -36,7 +37,7 @@ std::unique_ptr<RevisionProbe> make_netlink_revision_probe();
 
 class FastRuleParser;
 
-class XtParser {
+class XtParser : public RuleParser {
 public:
   XtParser(Family family, std::unique_ptr<RevisionProbe> probe);
   ~XtParser();
@@ -48,13 +49,13 @@ public:
   // `counters` carries the [p:b] prefix when --counters is in effect.
   Command parse(std::vector<Token> &words, const std::string &table, int line,
                 std::string_view source,
-                const std::pair<uint64_t, uint64_t> *counters);
+                const std::pair<uint64_t, uint64_t> *counters) override;
 
   // Tells libxtables a name is a chain, so -j NAME never tries to load a
   // plugin of that name.
-  void announce_chain(const std::string &name);
+  void announce_chain(const std::string &name) override;
 
-  Family family() const { return family_; }
+  Family family() const override { return family_; }
 
   // Lines of the commonest shape are parsed natively (see fast_rule.h);
   // off, every line goes through libxtables (for tests).

@@ -33,9 +33,9 @@ Op chain_op(OpKind kind, const std::string &name, const Location &loc,
 } // namespace
 
 OpPlanner::OpPlanner(const std::string &table, bool noflush, bool counters,
-                     KernelAccess kernel)
-    : table_(find_builtin_table(table)), noflush_(noflush), counters_(counters),
-      kernel_(std::move(kernel)) {
+                     KernelAccess kernel, Family family)
+    : table_(find_builtin_table(table, family)), noflush_(noflush),
+      counters_(counters), kernel_(std::move(kernel)) {
   if (table_ == nullptr)
     fail({}, "table name '" + table + "' invalid", ExitCode::parameter);
 }
@@ -490,7 +490,8 @@ Plan plan_noflush(const Block &block, bool counters, KernelAccess kernel) {
   Plan plan;
   plan.table = block.table;
   plan.loc = block.loc;
-  OpPlanner planner(block.table, true, counters, std::move(kernel));
+  OpPlanner planner(block.table, true, counters, std::move(kernel),
+                    block.family);
   for (auto e : block.entries) // a copy: the entry's rules move into ops
     planner.add(std::move(e), plan.ops);
   planner.finish();

@@ -288,7 +288,7 @@ Plan plan_noflush(const Block &block, bool counters, KernelAccess kernel);
 
 Plan plan_block(const Block &block, bool noflush, bool counters,
                 KernelAccess kernel) {
-  const BuiltinTable *t = find_builtin_table(block.table);
+  const BuiltinTable *t = find_builtin_table(block.table, block.family);
   if (t == nullptr)
     fail(block.loc, "table name '" + block.table + "' invalid",
          ExitCode::parameter);

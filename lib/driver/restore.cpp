@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../ext/eb_parser.h"
 #include "block_text.h"
 #include "fastrestore/legacy.h"
 #include "fastrestore/nft_backend.h"
@@ -18,6 +19,7 @@
 #include "fastrestore/restore_parser.h"
 #include "fastrestore/rule_print.h"
 #include "fastrestore/rule_signature.h"
+#include "fastrestore/tables.h"
 #include "fastrestore/xt_parser.h"
 #include "line_reader.h"
 
@@ -30,8 +32,8 @@ namespace {
 // and planned as a whole.
 class BlockWriter : public BlockSink {
 public:
-  BlockWriter(const RestoreConfig &cfg, nft::Transport *transport, XtParser &xt,
-              const BlockText &text)
+  BlockWriter(const RestoreConfig &cfg, nft::Transport *transport,
+              RuleParser &xt, const BlockText &text)
       : cfg_(cfg), transport_(transport), xt_(xt), text_(text) {}
 
   void begin(const std::string &table, const Location &loc) override {
@@ -49,7 +51,9 @@ public:
     kernel.sign_rule = [family = cfg_.family](const Rule &r) {
       return rule_signature(r, family);
     };
-    planner_.emplace(table, cfg_.noflush, cfg_.counters, std::move(kernel));
+    planner_.emplace(table, cfg_.noflush, cfg_.counters, std::move(kernel),
+                     cfg_.family);
+    eb_policies_.clear();
     batch_ = std::make_unique<nft::Batch>(cfg_.family);
     if (cfg_.verbose && !cfg_.noflush && transport_ != nullptr)
       verbose_preamble(table, loc);
@@ -69,9 +73,11 @@ public:
   void commit(const Location &) override {
     if (needs_model_) {
       Plan plan = plan_block(replay(), cfg_.noflush, cfg_.counters);
-      batch_ = nft::build_batch(plan, cfg_.family);
+      batch_ = nft::build_batch(plan, cfg_.family,
+                                [this](nft::Batch &b) { add_eb_policies(b); });
     } else {
       planner_->finish();
+      add_eb_policies(*batch_);
       batch_->finish();
     }
     if (!cfg_.test)
@@ -80,8 +86,75 @@ public:
   }
 
 private:
+  // ebtables-nft gives a user chain an ACCEPT or DROP policy as a rule
+  // appended to the chain at COMMIT (RETURN is the default).
+  bool eb_policy(Block::Entry &e) {
+    if (cfg_.family != Family::bridge)
+      return false;
+    const BuiltinTable *t = find_builtin_table(table_, Family::bridge);
+    if (e.decl && !e.decl->builtin) {
+      const std::string &p = e.decl->policy;
+      if (p != "ACCEPT" && p != "DROP" && p != "RETURN") {
+        Diagnostic d;
+        d.loc = e.decl->loc;
+        d.message = "Can't set policy `" + p + "' on `" + e.decl->name + "'";
+        d.code = ExitCode::format;
+        throw Error(std::move(d));
+      }
+      set_eb_policy(e.decl->name, p, e.decl->loc);
+      e.decl->policy = "-";
+      return false; // the planner creates the chain
+    }
+    if (e.cmd && e.cmd->kind == CommandKind::policy &&
+        find_builtin_chain(*t, e.cmd->chain) == nullptr) {
+      set_eb_policy(e.cmd->chain, e.cmd->arg, e.cmd->loc);
+      return true;
+    }
+    if (e.cmd && e.cmd->kind == CommandKind::delete_chain)
+      e.cmd->chain.empty() ? eb_policies_.clear()
+                           : (void)eb_policies_.erase(e.cmd->chain);
+    if (e.cmd && e.cmd->kind == CommandKind::rename_chain) {
+      auto it = eb_policies_.find(e.cmd->chain);
+      if (it != eb_policies_.end()) {
+        auto v = it->second;
+        eb_policies_.erase(it);
+        eb_policies_[e.cmd->arg] = v;
+      }
+    }
+    return false;
+  }
+
+  void set_eb_policy(const std::string &chain, const std::string &policy,
+                     const Location &loc) {
+    if (cfg_.noflush && policy != "RETURN") {
+      Diagnostic d;
+      d.loc = loc;
+      d.message = "user chain policies with --noflush are not supported yet";
+      d.code = ExitCode::parameter;
+      throw Error(std::move(d));
+    }
+    if (policy == "RETURN")
+      eb_policies_.erase(chain);
+    else
+      eb_policies_[chain] = {policy, loc};
+  }
+
+  void add_eb_policies(nft::Batch &b) {
+    for (const auto &[chain, pl] : eb_policies_) {
+      Rule r;
+      r.loc = pl.second;
+      r.verdict = pl.first == "ACCEPT" ? Verdict::accept : Verdict::drop;
+      r.eb.policy_rule = true;
+      b.add_rule(NLM_F_CREATE | NLM_F_APPEND, r, cfg_.family, table_, chain);
+    }
+  }
+
   void add(Block::Entry &&e) {
-    if (needs_model_)
+    if (needs_model_) {
+      eb_policy(e); // the model replays the block, policies included
+      return;
+    }
+    if (eb_policy(e))
       return;
     ops_.clear();
     if (!planner_->add(std::move(e), ops_)) {
@@ -165,12 +238,28 @@ private:
     RestoreParser again(xt_, ParseOptions{cfg_.counters, {}}, collect);
     text_.each(text_.first(), text_.first() + text_.count() - 1,
                [&](std::string_view line, int n) { again.feed(line, n); });
+    block.family = cfg_.family;
+    if (cfg_.family == Family::bridge) {
+      // User chain policies were taken from the first reading.
+      const BuiltinTable *t = find_builtin_table(table_, Family::bridge);
+      auto &es = block.entries;
+      es.erase(std::remove_if(es.begin(), es.end(),
+                              [&](const Block::Entry &e) {
+                                return e.cmd &&
+                                       e.cmd->kind == CommandKind::policy &&
+                                       !find_builtin_chain(*t, e.cmd->chain);
+                              }),
+               es.end());
+      for (auto &e : es)
+        if (e.decl && !e.decl->builtin)
+          e.decl->policy = "-";
+    }
     return block;
   }
 
   const RestoreConfig &cfg_;
   nft::Transport *transport_;
-  XtParser &xt_;
+  RuleParser &xt_;
   const BlockText &text_;
   std::string table_;
   Location loc_;
@@ -179,13 +268,14 @@ private:
   std::vector<Op> ops_;
   bool table_ready_ = false;
   bool needs_model_ = false;
+  std::map<std::string, std::pair<std::string, Location>> eb_policies_;
 };
 
 // The line of a block whose table the legacy kernel refuses: in a child
 // in a private network namespace, load growing prefixes of the block's
 // lines (bisecting) until the first prefix the kernel refuses. 0 when it
 // cannot be told (no namespace, or a block too large to search).
-int locate_legacy_failure(const RestoreConfig &cfg, XtParser &xt,
+int locate_legacy_failure(const RestoreConfig &cfg, RuleParser &xt,
                           const BlockText &text) {
   const int first = text.first(), n = text.count();
   if (n < 3 || n > 200000)
@@ -264,7 +354,21 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
                 std::ostream &err) {
   BlockText text;
   try {
-    XtParser xt(cfg.family, make_netlink_revision_probe());
+    std::unique_ptr<RuleParser> parser_of_rules;
+    if (cfg.family == Family::bridge) {
+      if (cfg.legacy) {
+        Diagnostic d;
+        d.message = "no legacy ebtables here: bridge rules go through "
+                    "nf_tables (drop --legacy)";
+        d.code = ExitCode::parameter;
+        throw Error(std::move(d));
+      }
+      parser_of_rules = std::make_unique<EbParser>();
+    } else {
+      parser_of_rules =
+          std::make_unique<XtParser>(cfg.family, make_netlink_revision_probe());
+    }
+    RuleParser &xt = *parser_of_rules;
     std::unique_ptr<BlockSink> writer;
     if (cfg.legacy)
       writer = legacy::make_block_writer(

@@ -62,7 +62,7 @@ void BlockCollector::commit(const Location &loc) {
   on_commit_(std::move(block_));
 }
 
-RestoreParser::RestoreParser(XtParser &xt, ParseOptions opts, BlockSink &sink)
+RestoreParser::RestoreParser(RuleParser &xt, ParseOptions opts, BlockSink &sink)
     : xt_(xt), opts_(std::move(opts)), sink_(sink) {}
 
 void RestoreParser::feed(std::string_view line, int lineno) {
@@ -118,7 +118,7 @@ void RestoreParser::begin_table(std::string_view line, int lineno) {
   std::string_view name = next_word(line, pos, col);
   if (name.empty())
     fail(lineno, line, "table name invalid", ExitCode::parameter, 1, 1);
-  if (find_builtin_table(name) == nullptr)
+  if (find_builtin_table(name, xt_.family()) == nullptr)
     fail(lineno, line, "table name '" + std::string(name) + "' invalid",
          ExitCode::parameter, col, col + static_cast<int>(name.size()) - 1);
   // Lines of a table -T leaves out are read and ignored up to its COMMIT,
@@ -157,7 +157,7 @@ void RestoreParser::chain_line(std::string_view line, int lineno) {
   d.loc = Location{lineno, col, name_end};
   d.name = std::string(name);
   d.policy = std::string(policy);
-  const BuiltinTable *t = find_builtin_table(table_);
+  const BuiltinTable *t = find_builtin_table(table_, xt_.family());
   d.builtin = find_builtin_chain(*t, name) != nullptr;
   if (d.builtin) {
     if (policy != "ACCEPT" && policy != "DROP" && policy != "-")

@@ -33,6 +33,18 @@ constexpr BuiltinChain kNat[] = {
     {"OUTPUT", "nat", NF_INET_LOCAL_OUT, -100},
 };
 
+// ebtables-nft's bridge tables (hooks NF_BR_*, equal to NF_INET_*).
+constexpr BuiltinChain kBridgeFilter[] = {
+    {"INPUT", "filter", NF_INET_LOCAL_IN, -200},
+    {"FORWARD", "filter", NF_INET_FORWARD, -200},
+    {"OUTPUT", "filter", NF_INET_LOCAL_OUT, -200},
+};
+constexpr BuiltinChain kBridgeNat[] = {
+    {"PREROUTING", "filter", NF_INET_PRE_ROUTING, -300},
+    {"OUTPUT", "filter", NF_INET_LOCAL_OUT, 100},
+    {"POSTROUTING", "filter", NF_INET_POST_ROUTING, 300},
+};
+
 template <int N> constexpr int count(const BuiltinChain (&)[N]) {
   return N;
 }
@@ -45,9 +57,20 @@ constexpr BuiltinTable kTables[] = {
     {"nat", kNat, count(kNat)},
 };
 
+constexpr BuiltinTable kBridgeTables[] = {
+    {"filter", kBridgeFilter, count(kBridgeFilter)},
+    {"nat", kBridgeNat, count(kBridgeNat)},
+};
+
 } // namespace
 
-const BuiltinTable *find_builtin_table(std::string_view name) {
+const BuiltinTable *find_builtin_table(std::string_view name, Family family) {
+  if (family == Family::bridge) {
+    for (const auto &t : kBridgeTables)
+      if (name == t.name)
+        return &t;
+    return nullptr;
+  }
   for (const auto &t : kTables)
     if (name == t.name)
       return &t;

@@ -8,6 +8,8 @@
 # return. Header lines of the case set the rest:
 #   # args: -c --noflush     options for both tools
 #   # family: 6              feed ip6tables-nft-restore / fastrestore -6
+#   # family: bridge         feed ebtables-nft-restore / fastrestore --bridge
+#                            (and compare ebtables-nft-save too)
 #   # pre: other.rules       load this first with iptables-nft-restore
 #   # pre-args: -c           options for loading the pre file
 #   # error-line: N          (failing cases) the message must name line N
@@ -54,6 +56,12 @@ if [ "$family" = 6 ]; then
   ref_tool=ip6tables-$backend-restore
   fr_cmd="$fr_cmd -6"
 fi
+if [ "$family" = bridge ]; then
+  # This kernel has no legacy ebtables: bridge rules are nf_tables only.
+  [ "$backend" = legacy ] && { echo "SKIP: no legacy ebtables"; exit 77; }
+  ref_tool=ebtables-nft-restore
+  fr_cmd="$fr --bridge"
+fi
 save_c=""
 [[ " $args " == *" -c "* || " $args " == *" --counters "* ]] && save_c="-c"
 
@@ -74,10 +82,11 @@ run_in_ns() {
     snap() {
       iptables-$backend-save $save_c | grep -v "^#" > "$out/$1.save4"
       ip6tables-$backend-save $save_c | grep -v "^#" > "$out/$1.save6"
+      ebtables-nft-save $save_c 2>/dev/null | grep -v "^#" > "$out/$1.saveb"
       nft list ruleset > "$out/$1.nft" 2>/dev/null
       # The exact expressions of every rule, without kernel handles.
       nft --debug=netlink list ruleset 2>/dev/null |
-        sed -E "s/^((ip|ip6) [^ ]+ [^ ]+) [0-9]+( [0-9]+)?$/\1/" > "$out/$1.netlink"
+        sed -E "s/^((ip|ip6|bridge) [^ ]+ [^ ]+) [0-9]+( [0-9]+)?$/\1/" > "$out/$1.netlink"
     }
     snap before
     $cmd < "$case_file" > "$out/stdout" 2> "$out/stderr"
@@ -122,7 +131,7 @@ if [ "$want" = 0 ] && [ "$backend" = nft ] &&
     fail=1
   fi
 elif [ "$want" = 0 ]; then
-  for f in save4 save6 nft netlink; do
+  for f in save4 save6 saveb nft netlink; do
     if ! diff -u "$tmp/ref/after.$f" "$tmp/fr/after.$f" > "$tmp/diff"; then
       echo "$f differs from $ref_tool (--- reference, +++ fastrestore):"
       cat "$tmp/diff"
@@ -133,7 +142,7 @@ else
   # A failing block changes nothing; blocks committed before it stay, as
   # with the reference tool.
   commits=$(grep -c '^COMMIT$' "$case_file")
-  for f in save4 save6 nft netlink; do
+  for f in save4 save6 saveb nft netlink; do
     # (x_tables instantiates a table when it is first read, so on legacy
     # only the comparison with the reference tool below applies.)
     if [ "$commits" -le 1 ] && [ "$backend" = nft ] &&

@@ -23,8 +23,7 @@ constexpr size_t kChunkSize = 16 * 1024 * 1024;
 
 } // namespace
 
-Batch::Batch(Family family)
-    : family_(family == Family::ipv4 ? NFPROTO_IPV4 : NFPROTO_IPV6) {
+Batch::Batch(Family family) : family_(nfproto_of(family)) {
   nlmsghdr *nlh = nftnl_batch_begin(reserve(), ++seq_);
   chunks_.back().len += nlh->nlmsg_len;
   size_ += nlh->nlmsg_len;

@@ -154,7 +154,9 @@ void emit_op(Batch &b, const Op &op, const std::string &table, Family family,
   }
 }
 
-std::unique_ptr<Batch> build_batch(const Plan &plan, Family family) {
+std::unique_ptr<Batch>
+build_batch(const Plan &plan, Family family,
+            const std::function<void(Batch &)> &before_end) {
   auto batch = std::make_unique<Batch>(family);
   Batch &b = *batch;
   bool ready = false;
@@ -181,6 +183,8 @@ std::unique_ptr<Batch> build_batch(const Plan &plan, Family family) {
     for (const auto &op : plan.ops)
       emit_op(b, op, plan.table, family, plan.loc, ready);
   }
+  if (before_end)
+    before_end(b);
   b.finish();
   return batch;
 }

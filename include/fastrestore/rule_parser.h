@@ -1,0 +1,28 @@
+// What the restore line parser needs of a rule-line parser: XtParser for
+// iptables lines, EbParser for ebtables lines.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "fastrestore/ir.h"
+#include "fastrestore/lexer.h"
+
+namespace fastrestore {
+
+class RuleParser {
+public:
+  virtual ~RuleParser() = default;
+  // Parses the words of a rule line (after any [p:b] prefix) for `table`;
+  // `counters` carries the prefix when --counters is in effect.
+  virtual Command parse(std::vector<Token> &words, const std::string &table,
+                        int line, std::string_view source,
+                        const std::pair<uint64_t, uint64_t> *counters) = 0;
+  // A chain declared in the input: "-j NAME" jumps to it.
+  virtual void announce_chain(const std::string &name) = 0;
+  virtual Family family() const = 0;
+};
+
+} // namespace fastrestore
