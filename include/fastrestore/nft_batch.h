@@ -45,6 +45,10 @@ public:
   // A rule as libnftnl holds it (e.g. one read back from the kernel).
   void add_rule(uint16_t msg_type, uint16_t flags, nftnl_rule *r,
                 const std::string &chain, const Location &loc);
+  // The anonymous sets a bridge rule's among matches look up (as
+  // ebtables-nft makes them); returns their transaction ids in order.
+  std::vector<uint32_t> add_among_sets(const Rule &rule,
+                                       const std::string &table);
   // DELRULE of one rule, by kernel handle or by transaction id.
   void add_rule_delete(const std::string &table, const std::string &chain,
                        uint64_t handle, uint32_t id, const Location &loc);
@@ -96,6 +100,7 @@ private:
   std::vector<std::string> names_;
   std::unordered_map<std::string, uint32_t> name_ids_;
   uint32_t last_name_ = 0;
+  uint32_t set_id_ = 0;
   // Transaction id -> (chunk, offset) of the rule's message.
   std::unordered_map<uint32_t, std::pair<size_t, size_t>> rule_ids_;
   bool finished_ = false;

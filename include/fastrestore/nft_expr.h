@@ -23,7 +23,8 @@ public:
 
   void meta_load(uint32_t key);
   void meta_set(uint32_t key, uint32_t sreg);
-  void payload(uint32_t base, uint32_t offset, uint32_t len);
+  void payload(uint32_t base, uint32_t offset, uint32_t len,
+               uint32_t dreg = 1 /* NFT_REG_1 */);
   void bitwise(const void *mask, uint32_t len);
   void cmp(uint32_t op, const void *data, uint32_t len);
   void range(uint32_t op, const void *from, const void *to, uint32_t len);
@@ -31,6 +32,8 @@ public:
   // value as cmp eq/neq, [0, hi] as cmp lte/gt, anything else as a range.
   void port_range(uint16_t lo, uint16_t hi, bool invert);
   void counter(uint64_t packets, uint64_t bytes);
+  // A set lookup from register 1 (the set by name and transaction id).
+  void lookup(const std::string &set, uint32_t set_id, uint32_t flags);
   void verdict(int code, const std::string *chain = nullptr);
   void immediate_u8(uint32_t dreg, uint8_t value);
   void limit(uint64_t rate, uint64_t unit, uint32_t burst, uint32_t type,

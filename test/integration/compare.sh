@@ -85,8 +85,18 @@ run_in_ns() {
       ebtables-nft-save $save_c 2>/dev/null | grep -v "^#" > "$out/$1.saveb"
       nft list ruleset > "$out/$1.nft" 2>/dev/null
       # The exact expressions of every rule, without kernel handles.
+      # (A hashed set lists its elements in a per-set random order: sort
+      # each run of element lines.)
       nft --debug=netlink list ruleset 2>/dev/null |
-        sed -E "s/^((ip|ip6|bridge) [^ ]+ [^ ]+) [0-9]+( [0-9]+)?$/\1/" > "$out/$1.netlink"
+        sed -E "s/^((ip|ip6|bridge) [^ ]+ [^ ]+) [0-9]+( [0-9]+)?$/\1/" |
+        awk "/^\telement /{ print | \"sort\"; next }
+             { close(\"sort\"); print }" > "$out/$1.netlink"
+      # An empty listing of a non-empty ruleset would make every
+      # comparison pass.
+      if [ -s "$out/$1.nft" ] && [ ! -s "$out/$1.netlink" ]; then
+        echo "netlink listing failed" >&2
+        exit 98
+      fi
     }
     snap before
     $cmd < "$case_file" > "$out/stdout" 2> "$out/stderr"

@@ -163,3 +163,23 @@ TEST_CASE("compat match and target encode like libnftnl", "[expr]") {
           nftnl_expr_set(e, NFTNL_EXPR_TG_INFO, copy, 12);
         }));
 }
+
+TEST_CASE("lookup and a payload into another register encode like libnftnl",
+          "[expr]") {
+  CHECK(mine([](ExprWriter &w) { w.lookup("__set%d", 7, 1); }) ==
+        theirs("lookup", [](nftnl_expr *e) {
+          nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_SREG, NFT_REG_1);
+          nftnl_expr_set_str(e, NFTNL_EXPR_LOOKUP_SET, "__set%d");
+          nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_SET_ID, 7);
+          nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_FLAGS, 1);
+        }));
+  CHECK(mine([](ExprWriter &w) {
+          w.payload(NFT_PAYLOAD_NETWORK_HEADER, 12, 4, NFT_REG32_02);
+        }) == theirs("payload", [](nftnl_expr *e) {
+          nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_BASE,
+                             NFT_PAYLOAD_NETWORK_HEADER);
+          nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_OFFSET, 12);
+          nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_LEN, 4);
+          nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_DREG, NFT_REG32_02);
+        }));
+}

@@ -3,6 +3,7 @@
 #include <cstdio> // libnftnl headers need FILE
 #include <libnftnl/common.h>
 #include <libnftnl/rule.h>
+#include <libnftnl/set.h>
 #include <libnftnl/table.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter/nf_tables.h>
@@ -92,11 +93,89 @@ void Batch::add_chain(uint16_t msg_type, uint16_t flags, nftnl_chain *c,
 void Batch::add_rule(uint16_t flags, const Rule &rule, Family family,
                      const std::string &table, const std::string &chain,
                      const Placement &where) {
+  std::vector<uint32_t> sets;
+  if (family == Family::bridge)
+    sets = add_among_sets(rule, table);
   nlmsghdr *nlh = next_header(NFT_MSG_NEWRULE, flags);
-  encode_rule(nlh, rule, family, table, chain, where);
+  encode_rule(nlh, rule, family, table, chain, where, &sets);
   if (where.id)
     rule_ids_[where.id] = {chunks_.size() - 1, chunks_.back().len};
   commit_message(nlh, rule.loc, "rule in chain", chain);
+}
+
+std::vector<uint32_t> Batch::add_among_sets(const Rule &rule,
+                                            const std::string &table) {
+  // nftables' datatypes (TYPE_BITS 6): ether_addr, and ipv4_addr.
+  constexpr uint32_t kEther = 9, kIpv4 = 7, kTypeBits = 6;
+  std::vector<uint32_t> ids;
+  for (const auto &m : rule.matches) {
+    AmongSide src, dst;
+    if (m.watcher || m.name != "among" || !parse_among(m, src, dst))
+      continue;
+    for (const AmongSide *side : {&src, &dst}) {
+      if (side->count == 0)
+        continue;
+      const uint32_t len = side->ip ? kAmongPairSize : 6;
+      nftnl_set *s = nftnl_set_alloc();
+      if (s == nullptr)
+        throw std::bad_alloc();
+      const uint32_t id = ++set_id_;
+      nftnl_set_set_u32(s, NFTNL_SET_FAMILY, family_);
+      nftnl_set_set_str(s, NFTNL_SET_TABLE, table.c_str());
+      nftnl_set_set_str(s, NFTNL_SET_NAME, "__set%d");
+      nftnl_set_set_u32(s, NFTNL_SET_ID, id);
+      nftnl_set_set_u32(s, NFTNL_SET_FLAGS,
+                        NFT_SET_ANONYMOUS | NFT_SET_CONSTANT |
+                            (side->ip ? NFT_SET_INTERVAL | NFT_SET_CONCAT : 0));
+      nftnl_set_set_u32(s, NFTNL_SET_KEY_TYPE,
+                        side->ip ? kEther << kTypeBits | kIpv4 : kEther);
+      nftnl_set_set_u32(s, NFTNL_SET_KEY_LEN, len);
+      nftnl_set_set_u32(s, NFTNL_SET_DESC_SIZE,
+                        static_cast<uint32_t>(side->count));
+      if (side->ip) {
+        const uint8_t fields[2] = {6, 4};
+        nftnl_set_set_data(s, NFTNL_SET_DESC_CONCAT, fields, sizeof(fields));
+      }
+      nlmsghdr *nlh = next_header(NFT_MSG_NEWSET, NLM_F_CREATE);
+      nftnl_set_nlmsg_build_payload(nlh, s);
+      commit_message(nlh, rule.loc, "set for the among match of a rule", table);
+      // The elements, in messages of at most 1000 (an attribute nest holds
+      // 64 KiB).
+      for (size_t first = 0; first < side->count; first += 1000) {
+        nftnl_set *part = nftnl_set_alloc();
+        if (part == nullptr)
+          throw std::bad_alloc();
+        nftnl_set_set_u32(part, NFTNL_SET_FAMILY, family_);
+        nftnl_set_set_str(part, NFTNL_SET_TABLE, table.c_str());
+        nftnl_set_set_str(part, NFTNL_SET_NAME, "__set%d");
+        nftnl_set_set_u32(part, NFTNL_SET_ID, id);
+        for (size_t i = first; i < side->count && i < first + 1000; ++i) {
+          nftnl_set_elem *e = nftnl_set_elem_alloc();
+          if (e == nullptr)
+            throw std::bad_alloc();
+          uint8_t key[kAmongPairSize];
+          std::memcpy(key, side->pairs + i * kAmongPairSize, kAmongPairSize);
+          nftnl_set_elem_set(e, NFTNL_SET_ELEM_KEY, key, len);
+          if (side->ip) {
+            // A MAC without an address matches every address.
+            static const uint8_t any[4] = {0, 0, 0, 0};
+            if (std::memcmp(key + 8, any, 4) == 0)
+              std::memset(key + 8, 0xff, 4);
+            nftnl_set_elem_set(e, NFTNL_SET_ELEM_KEY_END, key, len);
+          }
+          nftnl_set_elem_add(part, e);
+        }
+        nlh = next_header(NFT_MSG_NEWSETELEM, NLM_F_CREATE);
+        nftnl_set_elems_nlmsg_build_payload(nlh, part);
+        commit_message(nlh, rule.loc, "elements for the among match of a rule",
+                       table);
+        nftnl_set_free(part);
+      }
+      nftnl_set_free(s);
+      ids.push_back(id);
+    }
+  }
+  return ids;
 }
 
 std::string_view Batch::rule_message(uint32_t id) const {

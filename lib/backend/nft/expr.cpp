@@ -45,6 +45,17 @@ void ExprWriter::meta_load(uint32_t key) {
   end(e, d);
 }
 
+void ExprWriter::lookup(const std::string &set, uint32_t set_id,
+                        uint32_t flags) {
+  nlattr *e = begin("lookup");
+  nlattr *d = mnl_attr_nest_start(nlh_, NFTA_EXPR_DATA);
+  put_be32(nlh_, NFTA_LOOKUP_SREG, NFT_REG_1);
+  mnl_attr_put_strz(nlh_, NFTA_LOOKUP_SET, set.c_str());
+  put_be32(nlh_, NFTA_LOOKUP_SET_ID, set_id);
+  put_be32(nlh_, NFTA_LOOKUP_FLAGS, flags);
+  end(e, d);
+}
+
 void ExprWriter::meta_set(uint32_t key, uint32_t sreg) {
   nlattr *e = begin("meta");
   nlattr *d = mnl_attr_nest_start(nlh_, NFTA_EXPR_DATA);
@@ -53,10 +64,11 @@ void ExprWriter::meta_set(uint32_t key, uint32_t sreg) {
   end(e, d);
 }
 
-void ExprWriter::payload(uint32_t base, uint32_t offset, uint32_t len) {
+void ExprWriter::payload(uint32_t base, uint32_t offset, uint32_t len,
+                         uint32_t dreg) {
   nlattr *e = begin("payload");
   nlattr *d = mnl_attr_nest_start(nlh_, NFTA_EXPR_DATA);
-  put_be32(nlh_, NFTA_PAYLOAD_DREG, NFT_REG_1);
+  put_be32(nlh_, NFTA_PAYLOAD_DREG, dreg);
   put_be32(nlh_, NFTA_PAYLOAD_BASE, base);
   put_be32(nlh_, NFTA_PAYLOAD_OFFSET, offset);
   put_be32(nlh_, NFTA_PAYLOAD_LEN, len);

@@ -17,6 +17,7 @@
 #include <linux/netfilter_bridge/ebtables.h>
 
 #include <cstddef>
+#include <cstring>
 #include <memory>
 
 #include "fastrestore/ext.h"
@@ -62,7 +63,37 @@ void addr(ExprWriter &w, uint32_t base, uint32_t offset, const uint8_t *a,
 // ebtables-nft's bridge rule: interfaces, bridge ports, MAC addresses,
 // the ethertype, matches and watchers in rule order, the counter, the
 // verdict or target; the ethertype also as NFTA_RULE_COMPAT.
-void encode_bridge(ExprWriter &w, const Rule &r) {
+// ebtables-nft's among: a lookup of the MAC (and IPv4 address) in an
+// anonymous set per direction, after a test for IPv4 when addresses are
+// given.
+void among(ExprWriter &w, const XtBlob &m, const std::vector<uint32_t> *ids,
+           size_t &next_id) {
+  AmongSide src, dst;
+  if (!parse_among(m, src, dst))
+    return;
+  if ((src.count && src.ip) || (dst.count && dst.ip)) {
+    uint16_t ip = htons(ETH_P_IP);
+    w.meta_load(NFT_META_PROTOCOL);
+    w.cmp(NFT_CMP_EQ, &ip, 2);
+  }
+  for (int d = 0; d < 2; ++d) {
+    const AmongSide &side = d ? dst : src;
+    if (!side.count)
+      continue;
+    w.payload(NFT_PAYLOAD_LL_HEADER,
+              d ? offsetof(ethhdr, h_dest) : offsetof(ethhdr, h_source),
+              ETH_ALEN);
+    if (side.ip)
+      w.payload(NFT_PAYLOAD_NETWORK_HEADER, d ? 16 : 12, 4, NFT_REG32_02);
+    uint32_t id = ids != nullptr && next_id < ids->size() ? (*ids)[next_id] : 0;
+    ++next_id;
+    w.lookup("__set%d", id, side.inv ? NFT_LOOKUP_F_INV : 0);
+  }
+}
+
+void encode_bridge(ExprWriter &w, const Rule &r,
+                   const std::vector<uint32_t> *set_ids) {
+  size_t next_id = 0;
   const EbFields &eb = r.eb;
   auto op = [&](uint32_t bit) {
     return (eb.invflags & bit) ? NFT_CMP_NEQ : NFT_CMP_EQ;
@@ -104,12 +135,7 @@ void encode_bridge(ExprWriter &w, const Rule &r) {
     } else if (m.name == "limit") {
       lower_match(m, ctx);
     } else if (m.name == "among") {
-      Diagnostic d;
-      d.loc = r.loc;
-      d.message = "the among match is not supported yet (ebtables-nft "
-                  "makes it a set)";
-      d.code = ExitCode::parameter;
-      throw Error(std::move(d));
+      among(w, m, set_ids, next_id);
     } else if (m.name == "802_3" && !(eb.bitmask & EBT_802_3)) {
       Diagnostic d;
       d.loc = r.loc;
@@ -155,7 +181,7 @@ bool all_zero(const std::array<uint8_t, 16> &a, size_t len) {
 
 void encode_rule(nlmsghdr *nlh, const Rule &rule, Family family,
                  const std::string &table, const std::string &chain,
-                 const Placement &where) {
+                 const Placement &where, const std::vector<uint32_t> *set_ids) {
   const bool v4 = family == Family::ipv4;
   mnl_attr_put_strz(nlh, NFTA_RULE_TABLE, table.c_str());
   mnl_attr_put_strz(nlh, NFTA_RULE_CHAIN, chain.c_str());
@@ -166,7 +192,7 @@ void encode_rule(nlmsghdr *nlh, const Rule &rule, Family family,
   nlattr *exprs = mnl_attr_nest_start(nlh, NFTA_RULE_EXPRESSIONS);
   ExprWriter w(nlh);
   if (family == Family::bridge) {
-    encode_bridge(w, rule);
+    encode_bridge(w, rule, set_ids);
     mnl_attr_nest_end(nlh, exprs);
     if (rule.eb.policy_rule) {
       // ebtables-nft's user data: type 1 (policy), length 4, value 1.
@@ -249,6 +275,25 @@ void encode_rule(nlmsghdr *nlh, const Rule &rule, Family family,
     mnl_attr_put_u32(nlh, NFTA_RULE_ID, htonl(where.id));
   if (where.position_id)
     mnl_attr_put_u32(nlh, NFTA_RULE_POSITION_ID, htonl(where.position_id));
+}
+
+bool parse_among(const XtBlob &m, AmongSide &src, AmongSide &dst) {
+  // struct { size_t cnt; bool inv; bool ip; } src, dst; then the pairs.
+  const size_t side = sizeof(size_t) * 2, head = 2 * side;
+  if (m.data.size() < head)
+    return false;
+  auto read = [&](size_t off, AmongSide &s) {
+    std::memcpy(&s.count, m.data.data() + off, sizeof(size_t));
+    s.inv = m.data[off + sizeof(size_t)] != 0;
+    s.ip = m.data[off + sizeof(size_t) + 1] != 0;
+  };
+  read(0, src);
+  read(side, dst);
+  if ((src.count + dst.count) * kAmongPairSize > m.data.size() - head)
+    return false;
+  src.pairs = m.data.data() + head;
+  dst.pairs = src.pairs + src.count * kAmongPairSize;
+  return true;
 }
 
 uint8_t nfproto_of(Family family) {
