@@ -158,6 +158,11 @@ int cli_main(int argc, char **argv) {
     cfg.legacy = backend == "legacy";
   }
   cfg.counters = vm.count("counters") > 0;
+  if (cfg.counters && cfg.family == Family::bridge) {
+    std::cerr << "fastrestore: --counters does not apply to ebtables input "
+                 "(its rules carry their counters with -c)\n";
+    return 2;
+  }
   cfg.noflush = vm.count("noflush") > 0;
   cfg.test = vm.count("test") > 0;
   cfg.verbose = vm.count("verbose") ? 1 : 0;

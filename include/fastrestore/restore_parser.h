@@ -24,6 +24,9 @@ struct ParseOptions {
   bool counters = false;  // -c: honour [p:b]
   std::string only_table; // -T: ignore other tables
   bool verbose = false;   // -v: echo comment lines to stdout, as iptables
+  // ebtables-restore: a table line or the end of input also commits the
+  // open table (COMMIT lines are still taken).
+  bool implicit_commit = false;
 };
 
 class BlockSink {
@@ -61,6 +64,13 @@ public:
   void finish(int lines);
 
   bool in_table() const { return in_table_; }
+  // With implicit_commit: whether `line` (a table line while a table is
+  // open) commits the open table; end_table() does it.
+  bool ends_table(std::string_view line) const {
+    return opts_.implicit_commit && in_table_ && !line.empty() &&
+           line[0] == '*';
+  }
+  void end_table(int lineno);
 
 private:
   void begin_table(std::string_view line, int lineno);

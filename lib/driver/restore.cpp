@@ -235,9 +235,15 @@ private:
   Block replay() {
     Block block;
     BlockCollector collect([&](Block &&b) { block = std::move(b); });
-    RestoreParser again(xt_, ParseOptions{cfg_.counters, {}}, collect);
-    text_.each(text_.first(), text_.first() + text_.count() - 1,
+    RestoreParser again(
+        xt_,
+        ParseOptions{cfg_.counters, {}, false, cfg_.family == Family::bridge},
+        collect);
+    int last = text_.first() + text_.count() - 1;
+    text_.each(text_.first(), last,
                [&](std::string_view line, int n) { again.feed(line, n); });
+    if (again.in_table()) // a block ended by the next table line or EOF
+      again.finish(last);
     block.family = cfg_.family;
     if (cfg_.family == Family::bridge) {
       // User chain policies were taken from the first reading.
@@ -375,13 +381,17 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
           cfg, [&] { return locate_legacy_failure(cfg, xt, text); });
     else
       writer = std::make_unique<BlockWriter>(cfg, transport, xt, text);
-    RestoreParser parser(
-        xt, ParseOptions{cfg.counters, cfg.table, cfg.verbose > 0}, *writer);
+    RestoreParser parser(xt,
+                         ParseOptions{cfg.counters, cfg.table, cfg.verbose > 0,
+                                      cfg.family == Family::bridge},
+                         *writer);
     LineReader reader(fd);
     std::string_view line;
     int lineno = 0;
     while (reader.next(line)) {
       ++lineno;
+      if (parser.ends_table(line)) // ebtables-restore: "*nat" commits too
+        parser.end_table(lineno);
       if (!parser.in_table())
         text.reset();
       text.add(lineno, line);

@@ -83,6 +83,8 @@ void RestoreParser::feed(std::string_view line, int lineno) {
     sink_.commit(Location{lineno, 1, 6});
     return;
   }
+  if (ends_table(line))
+    end_table(lineno);
   if (line[0] == '*' && !in_table_) {
     begin_table(line, lineno);
     return;
@@ -104,7 +106,16 @@ void RestoreParser::feed(std::string_view line, int lineno) {
        ExitCode::format, 1, static_cast<int>(line.size()));
 }
 
+void RestoreParser::end_table(int lineno) {
+  in_table_ = false;
+  sink_.commit(Location{lineno, 1, 1});
+}
+
 void RestoreParser::finish(int lines) {
+  if (in_table_ && opts_.implicit_commit) {
+    end_table(lines);
+    return;
+  }
   if (in_table_)
     fail(lines + 1, {},
          "COMMIT expected at line " + std::to_string(lines + 1) + " (table " +
