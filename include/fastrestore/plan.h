@@ -118,6 +118,7 @@ private:
   bool plan_replace(Command &cmd, std::vector<Op> &out);
   void plan_noflush(Command &cmd, std::vector<Op> &out);
   void add_rules(Command &cmd, std::vector<Op> &out);
+  bool append_before_policy(Command &cmd, std::vector<Op> &out);
 
   // The --noflush model of the table: the kernel's chains and rules with
   // this block's changes applied. Until a command needs it, changes are
@@ -141,6 +142,7 @@ private:
   void plan_policy(const Command &cmd, std::vector<Op> &out);
 
   const BuiltinTable *table_;
+  Family family_;
   bool noflush_, counters_;
   KernelAccess kernel_;
   std::set<std::string> known_;                         // chains that exist now

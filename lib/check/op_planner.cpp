@@ -1,5 +1,6 @@
 // Entry-by-entry planning (see OpPlanner in plan.h).
 #include <linux/netfilter.h>
+#include <linux/netfilter/nf_tables.h>
 
 #include <algorithm>
 
@@ -34,8 +35,8 @@ Op chain_op(OpKind kind, const std::string &name, const Location &loc,
 
 OpPlanner::OpPlanner(const std::string &table, bool noflush, bool counters,
                      KernelAccess kernel, Family family)
-    : table_(find_builtin_table(table, family)), noflush_(noflush),
-      counters_(counters), kernel_(std::move(kernel)) {
+    : table_(find_builtin_table(table, family)), family_(family),
+      noflush_(noflush), counters_(counters), kernel_(std::move(kernel)) {
   if (table_ == nullptr)
     fail({}, "table name '" + table + "' invalid", ExitCode::parameter);
 }
@@ -70,6 +71,39 @@ void OpPlanner::add_rules(Command &cmd, std::vector<Op> &out) {
   if (noflush_)
     for (size_t i = first; i < out.size(); ++i)
       record(append ? Event::append : Event::insert_head, cmd.chain, out[i].id);
+}
+
+// ebtables-nft keeps a user chain's ACCEPT or DROP policy as the chain's
+// last rule (marked in its user data): rules appended with --noflush go in
+// before it. Reads the table when the chain is a user chain of a bridge
+// table; false when the rules are simply appended.
+bool OpPlanner::append_before_policy(Command &cmd, std::vector<Op> &out) {
+  if (family_ != Family::bridge || find_builtin_chain(*table_, cmd.chain))
+    return false;
+  Chain &c = model_chain(cmd);
+  if (c.rules.empty() || c.rules.back().handle == 0)
+    return false;
+  auto msg = kernel_msgs_.find(c.rules.back().handle);
+  // NFTA_RULE_USERDATA (length 10): type 1 (policy), length 4, value 1.
+  static const char kPolicy[] = {10, 0, NFTA_RULE_USERDATA, 0, 1, 4, 1, 0,
+                                 0,  0};
+  if (msg == kernel_msgs_.end() ||
+      msg->second.find(std::string(kPolicy, sizeof(kPolicy))) ==
+          std::string::npos)
+    return false;
+  const RuleRef policy = c.rules.back();
+  for (auto &r : cmd.rules) {
+    if (r.verdict == Verdict::jump &&
+        !find_builtin_chain(*table_, r.jump_chain))
+      jumps_.emplace_back(r.jump_chain, r.loc);
+    Op op{OpKind::rule_insert_before, cmd.loc, {}, std::move(r)};
+    op.chain.name = cmd.chain;
+    op.id = ++next_id_;
+    op.ref = policy;
+    c.rules.insert(c.rules.end() - 1, RuleRef{0, op.id});
+    out.push_back(std::move(op));
+  }
+  return true;
 }
 
 bool OpPlanner::add(Block::Entry &&e, std::vector<Op> &out) {
@@ -152,7 +186,8 @@ void OpPlanner::plan_noflush(Command &cmd, std::vector<Op> &out) {
   switch (cmd.kind) {
   case CommandKind::append:
     ensure_base(cmd, out);
-    add_rules(cmd, out);
+    if (!append_before_policy(cmd, out))
+      add_rules(cmd, out);
     break;
   case CommandKind::insert:
     ensure_base(cmd, out);
