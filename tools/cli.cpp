@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "ebtables_cli.h"
 #include "fastrestore/restore.h"
 #include "fastrestore/version.h"
 #include "snapshot_cli.h"
@@ -70,6 +71,8 @@ std::vector<std::string> normalise(int argc, char **argv) {
 int cli_main(int argc, char **argv) {
   if (is_snapshot_command(argc, argv))
     return snapshot_main(argc, argv);
+  if (is_ebtables_command(argc, argv))
+    return ebtables_main(argc, argv);
   RestoreConfig cfg;
   std::string prog = base_name(argv[0]);
   if (prog.rfind("ip6tables", 0) == 0)

@@ -119,6 +119,10 @@ private:
   void plan_noflush(Command &cmd, std::vector<Op> &out);
   void add_rules(Command &cmd, std::vector<Op> &out);
   bool append_before_policy(Command &cmd, std::vector<Op> &out);
+  struct Chain;
+  std::optional<uint32_t> policy_of(const Chain &c) const;
+  void keep_policy(const std::string &chain, const Location &loc,
+                   std::optional<uint32_t> verdict, std::vector<Op> &out);
 
   // The --noflush model of the table: the kernel's chains and rules with
   // this block's changes applied. Until a command needs it, changes are

@@ -24,9 +24,11 @@ struct RestoreConfig {
   int verbose = 0;       // -v
   bool legacy = false;   // --legacy: x_tables through libiptc
   int wait = 0; // -w: seconds for the xtables lock (legacy); -1: forever
-  bool no_lock = false;   // internal: probes in a private namespace
-  std::string table;      // -T
-  std::string input_name; // file name for messages; empty for stdin
+  bool no_lock = false;      // internal: probes in a private namespace
+  std::string table;         // -T
+  std::string input_name;    // file name for messages; empty for stdin
+  bool command_line = false; // one command of the ebtables command line:
+                             // messages name no line
 };
 
 // Returns the process exit status (0, or the failing class's status) after

@@ -2,7 +2,12 @@
 #include <linux/netfilter.h>
 #include <linux/netfilter/nf_tables.h>
 
+#include <cstdio> // libnftnl headers need FILE
+#include <libnftnl/expr.h>
+#include <libnftnl/rule.h>
+
 #include <algorithm>
+#include <cstring>
 
 #include "check_errors.h"
 #include "fastrestore/plan.h"
@@ -73,6 +78,54 @@ void OpPlanner::add_rules(Command &cmd, std::vector<Op> &out) {
       record(append ? Event::append : Event::insert_head, cmd.chain, out[i].id);
 }
 
+// The verdict of ebtables-nft's policy rule when it ends chain `c` (a rule
+// marked in its user data: type 1, length 4, value 1).
+std::optional<uint32_t> OpPlanner::policy_of(const Chain &c) const {
+  if (c.rules.empty() || c.rules.back().handle == 0)
+    return std::nullopt;
+  auto msg = kernel_msgs_.find(c.rules.back().handle);
+  static const char kPolicy[] = {10, 0, NFTA_RULE_USERDATA, 0, 1, 4, 1, 0,
+                                 0,  0};
+  if (msg == kernel_msgs_.end() ||
+      msg->second.find(std::string(kPolicy, sizeof(kPolicy))) ==
+          std::string::npos)
+    return std::nullopt;
+  std::optional<uint32_t> verdict;
+  nftnl_rule *r = nftnl_rule_alloc();
+  if (r != nullptr &&
+      nftnl_rule_nlmsg_parse(
+          reinterpret_cast<const nlmsghdr *>(msg->second.data()), r) == 0)
+    nftnl_expr_foreach(
+        r,
+        [](nftnl_expr *e, void *data) {
+          if (std::strcmp(nftnl_expr_get_str(e, NFTNL_EXPR_NAME),
+                          "immediate") == 0 &&
+              nftnl_expr_is_set(e, NFTNL_EXPR_IMM_VERDICT))
+            *static_cast<std::optional<uint32_t> *>(data) =
+                nftnl_expr_get_u32(e, NFTNL_EXPR_IMM_VERDICT);
+          return 0;
+        },
+        &verdict);
+  nftnl_rule_free(r);
+  return verdict;
+}
+
+// After -F of a bridge user chain with --noflush: its policy rule again.
+void OpPlanner::keep_policy(const std::string &chain, const Location &loc,
+                            std::optional<uint32_t> verdict,
+                            std::vector<Op> &out) {
+  if (!verdict)
+    return;
+  Op op{OpKind::rule_append, loc, {}, {}};
+  op.chain.name = chain;
+  op.rule.loc = loc;
+  op.rule.verdict = *verdict == NF_ACCEPT ? Verdict::accept : Verdict::drop;
+  op.rule.eb.policy_rule = true;
+  op.id = ++next_id_;
+  out.push_back(std::move(op));
+  record(Event::append, chain, out.back().id);
+}
+
 // ebtables-nft keeps a user chain's ACCEPT or DROP policy as the chain's
 // last rule (marked in its user data): rules appended with --noflush go in
 // before it. Reads the table when the chain is a user chain of a bridge
@@ -81,15 +134,7 @@ bool OpPlanner::append_before_policy(Command &cmd, std::vector<Op> &out) {
   if (family_ != Family::bridge || find_builtin_chain(*table_, cmd.chain))
     return false;
   Chain &c = model_chain(cmd);
-  if (c.rules.empty() || c.rules.back().handle == 0)
-    return false;
-  auto msg = kernel_msgs_.find(c.rules.back().handle);
-  // NFTA_RULE_USERDATA (length 10): type 1 (policy), length 4, value 1.
-  static const char kPolicy[] = {10, 0, NFTA_RULE_USERDATA, 0, 1, 4, 1, 0,
-                                 0,  0};
-  if (msg == kernel_msgs_.end() ||
-      msg->second.find(std::string(kPolicy, sizeof(kPolicy))) ==
-          std::string::npos)
+  if (!policy_of(c))
     return false;
   const RuleRef policy = c.rules.back();
   for (auto &r : cmd.rules) {
@@ -226,7 +271,11 @@ void OpPlanner::plan_noflush(Command &cmd, std::vector<Op> &out) {
                          name, cmd.loc, *table_);
         op.chain_handle = c.handle;
         out.push_back(std::move(op));
+        const auto policy = flush && family_ == Family::bridge && !c.base
+                                ? policy_of(c)
+                                : std::nullopt;
         record(flush ? Event::flush : Event::remove, name);
+        keep_policy(name, cmd.loc, policy, out);
       }
       break;
     }
@@ -245,11 +294,31 @@ void OpPlanner::plan_noflush(Command &cmd, std::vector<Op> &out) {
       if (it != model_->end())
         op.chain_handle = it->second.handle;
     }
+    std::optional<uint32_t> policy;
+    if (flush && family_ == Family::bridge &&
+        !find_builtin_chain(*table_, cmd.chain))
+      policy = policy_of(model_chain(cmd));
     out.push_back(std::move(op));
     record(flush ? Event::flush : Event::remove, cmd.chain);
+    keep_policy(cmd.chain, cmd.loc, policy, out);
     break;
   }
   case CommandKind::policy:
+    if (family_ == Family::bridge && !find_builtin_chain(*table_, cmd.chain)) {
+      // A user chain's policy is its last rule: the old one goes, the new
+      // one (unless RETURN) is appended.
+      Chain &c = model_chain(cmd);
+      if (policy_of(c)) {
+        Op del = chain_op(OpKind::rule_delete, cmd.chain, cmd.loc, *table_);
+        del.ref = c.rules.back();
+        c.rules.pop_back();
+        out.push_back(std::move(del));
+      }
+      if (cmd.arg != "RETURN")
+        keep_policy(cmd.chain, cmd.loc,
+                    cmd.arg == "ACCEPT" ? NF_ACCEPT : NF_DROP, out);
+      break;
+    }
     plan_policy(cmd, out);
     break;
   case CommandKind::remove:

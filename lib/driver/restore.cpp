@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <ostream>
+#include <set>
 
 #include <sched.h>
 #include <sys/wait.h>
@@ -54,6 +55,7 @@ public:
     planner_.emplace(table, cfg_.noflush, cfg_.counters, std::move(kernel),
                      cfg_.family);
     eb_policies_.clear();
+    new_chains_.clear();
     batch_ = std::make_unique<nft::Batch>(cfg_.family);
     if (cfg_.verbose && !cfg_.noflush && transport_ != nullptr)
       verbose_preamble(table, loc);
@@ -101,12 +103,20 @@ private:
         d.code = ExitCode::format;
         throw Error(std::move(d));
       }
+      new_chains_.insert(e.decl->name);
       set_eb_policy(e.decl->name, p, e.decl->loc);
       e.decl->policy = "-";
       return false; // the planner creates the chain
     }
+    // ebtables-nft gives a chain made with -N the policy ACCEPT.
+    if (e.cmd && e.cmd->kind == CommandKind::new_chain) {
+      new_chains_.insert(e.cmd->chain);
+      set_eb_policy(e.cmd->chain, "ACCEPT", e.cmd->loc);
+      return false;
+    }
     if (e.cmd && e.cmd->kind == CommandKind::policy &&
-        find_builtin_chain(*t, e.cmd->chain) == nullptr) {
+        find_builtin_chain(*t, e.cmd->chain) == nullptr &&
+        (!cfg_.noflush || new_chains_.count(e.cmd->chain))) {
       set_eb_policy(e.cmd->chain, e.cmd->arg, e.cmd->loc);
       return true;
     }
@@ -126,7 +136,9 @@ private:
 
   void set_eb_policy(const std::string &chain, const std::string &policy,
                      const Location &loc) {
-    if (cfg_.noflush && policy != "RETURN") {
+    // A chain of this block has no policy rule in the kernel yet; an
+    // existing chain's would have to be replaced.
+    if (cfg_.noflush && policy != "RETURN" && !new_chains_.count(chain)) {
       Diagnostic d;
       d.loc = loc;
       d.message = "user chain policies with --noflush are not supported yet";
@@ -275,6 +287,7 @@ private:
   bool table_ready_ = false;
   bool needs_model_ = false;
   std::map<std::string, std::pair<std::string, Location>> eb_policies_;
+  std::set<std::string> new_chains_;
 };
 
 // The line of a block whose table the legacy kernel refuses: in a child
@@ -345,6 +358,12 @@ int locate_legacy_failure(const RestoreConfig &cfg, RuleParser &xt,
 void print_error(const Error &e, const BlockText &text,
                  const RestoreConfig &cfg, std::ostream &err) {
   auto show = [&](Diagnostic d) {
+    if (cfg.command_line) {
+      d.loc = Location{};
+      d.source.clear();
+      err << "fastrestore ebtables: " << d.message << "\n";
+      return;
+    }
     if (d.source.empty() && d.loc.line > 0)
       d.source = text.line(d.loc.line);
     err << format_diagnostic(d, cfg.input_name);

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <new>
 
+#include "compat.h"
 #include "fastrestore/nft_backend.h"
 
 namespace fastrestore::nft {
@@ -136,6 +137,14 @@ void emit_op(Batch &b, const Op &op, const std::string &table, Family family,
           return 0;
         },
         nullptr);
+    // The dump lacks the protocol compat expressions are checked with.
+    Compat compat =
+        rule_compat(reinterpret_cast<const nlmsghdr *>(op.message.data()));
+    if (compat.found) {
+      nftnl_rule_set_u32(r.get(), NFTNL_RULE_COMPAT_PROTO, compat.proto);
+      nftnl_rule_set_u32(r.get(), NFTNL_RULE_COMPAT_FLAGS,
+                         compat.inv ? NFT_RULE_COMPAT_F_INV : 0);
+    }
     b.add_rule(NFT_MSG_NEWRULE, NLM_F_CREATE | NLM_F_REPLACE, r.get(), chain,
                op.loc);
     break;

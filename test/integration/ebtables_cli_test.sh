@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# fastrestore ebtables against ebtables-nft: the same commands, one
+# process each, into two fresh namespaces; every command must exit with the
+# same status and the tables must end up the same (ebtables-nft-save and
+# nft list ruleset). A program named ebtables (a symlink) must act alike.
+#   ebtables_cli_test.sh FASTRESTORE
+set -u
+fr=$(realpath "$1")
+if [ "$(id -u)" != 0 ] || ! unshare -n true 2>/dev/null; then
+  echo "SKIP: needs root and network namespaces"
+  exit 77
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+ln -s "$fr" "$tmp/ebtables"
+cat > "$tmp/commands" <<'CMDS'
+-A INPUT -p IPv4 -i eth0 -j ACCEPT
+-A INPUT --log-prefix "a b" --log -j DROP
+-N foo
+-A foo -p ARP --arp-op Request -j ACCEPT
+-A INPUT -j foo
+-I INPUT 2 -s 00:11:22:33:44:55 -j DROP
+-P FORWARD DROP
+-t nat -A POSTROUTING -o eth1 -j snat --to-source 00:11:22:33:44:66
+-D INPUT -p IPv4 -i eth0 -j ACCEPT
+-E foo bar
+-Z
+-A INPUT --among-src 00:11:22:33:44:55,00:11:22:33:44:77 -j DROP
+-F bar
+-A bar -p IPv6 -j DROP
+-X bar
+-A nochain -j ACCEPT
+-A INPUT --bogus
+-I INPUT 9 -j ACCEPT
+-D INPUT -p ARP -j DROP
+-t nat -A PREROUTING -j DROP
+-N baz
+-P baz DROP
+CMDS
+run() { # OUT COMMAND...
+  local out=$1
+  shift
+  unshare -n bash -c '
+    out=$1; shift
+    while IFS= read -r line; do
+      eval "$* $line" > /dev/null 2>&1
+      echo "$? $line" >> "$out.status"
+    done < "$0"
+    ebtables-nft-save | grep -v "^#" > "$out.save"
+    nft list ruleset > "$out.nft"
+  ' "$tmp/commands" "$out" "$@"
+}
+run "$tmp/ref" ebtables-nft
+run "$tmp/fr" "$fr" ebtables
+run "$tmp/link" "$tmp/ebtables"
+fail=0
+for v in fr link; do
+  for f in status save nft; do
+    if ! diff -u "$tmp/ref.$f" "$tmp/$v.$f"; then
+      echo "FAILED: $v $f differs from ebtables-nft"
+      fail=1
+    fi
+  done
+done
+[ $fail = 0 ] && echo "ok: ebtables command line"
+exit $fail

@@ -1,0 +1,165 @@
+#include "ebtables_cli.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "fastrestore/restore.h"
+#include "fastrestore/tables.h"
+#include "fastrestore/version.h"
+
+namespace fastrestore {
+namespace {
+
+std::string base_name(const char *p) {
+  const char *s = std::strrchr(p, '/');
+  return s ? s + 1 : p;
+}
+
+// A word as the restore lexer reads it back: quoted when it holds blanks,
+// quotes or backslashes.
+std::string quote(const std::string &w) {
+  if (!w.empty() && w.find_first_of(" \t\"\\") == std::string::npos)
+    return w;
+  std::string q = "\"";
+  for (char c : w) {
+    if (c == '"' || c == '\\')
+      q += '\\';
+    q += c;
+  }
+  return q + "\"";
+}
+
+const char kUsage[] =
+    "Usage: fastrestore ebtables [-t TABLE] COMMAND [CHAIN] [RULE]\n"
+    "       (or the program invoked as ebtables)\n"
+    "Commands: -A CHAIN RULE, -I CHAIN [N] RULE, -D CHAIN RULE,\n"
+    "  -D CHAIN N[:M], -P CHAIN POLICY, -N CHAIN, -X [CHAIN],\n"
+    "  -E OLD NEW, -F [CHAIN], -Z [CHAIN], --init-table.\n"
+    "Rules are written as for ebtables; each command is one nf_tables\n"
+    "transaction.\n";
+
+int usage_error(const std::string &msg) {
+  std::cerr << "fastrestore ebtables: " << msg << "\n"
+            << "Try `fastrestore ebtables -h' for more information.\n";
+  return 2;
+}
+
+// "N:M" (both positive, N <= M).
+bool range(const std::string &s, unsigned &a, unsigned &b) {
+  size_t colon = s.find(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == s.size())
+    return false;
+  char *end;
+  unsigned long x = strtoul(s.c_str(), &end, 10);
+  if (end != s.c_str() + colon || x == 0)
+    return false;
+  unsigned long y = strtoul(s.c_str() + colon + 1, &end, 10);
+  if (*end != '\0' || y < x || y > 1000000)
+    return false;
+  a = static_cast<unsigned>(x);
+  b = static_cast<unsigned>(y);
+  return true;
+}
+
+} // namespace
+
+bool is_ebtables_command(int argc, char **argv) {
+  std::string prog = base_name(argv[0]);
+  return prog == "ebtables" || prog == "ebtables-nft" ||
+         (argc > 1 && std::strcmp(argv[1], "ebtables") == 0);
+}
+
+int ebtables_main(int argc, char **argv) {
+  int first = std::strcmp(argv[0], "ebtables") != 0 &&
+                      base_name(argv[0]) != "ebtables" &&
+                      base_name(argv[0]) != "ebtables-nft"
+                  ? 2
+                  : 1;
+  std::string table = "filter";
+  std::vector<std::string> words;
+  bool init = false;
+  for (int i = first; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "-t" || a == "--table") {
+      if (i + 1 >= argc)
+        return usage_error("option " + a + " needs a table name");
+      table = argv[++i];
+    } else if (a.rfind("--table=", 0) == 0) {
+      table = a.substr(8);
+    } else if (a == "-V" || a == "--version") {
+      std::cout << "fastrestore ebtables v" << kVersion << " (nf_tables)\n";
+      return 0;
+    } else if (a == "-h" || a == "--help") {
+      std::cout << kUsage;
+      return 0;
+    } else if (a == "--init-table") {
+      init = true;
+    } else if (a == "-L" || a == "--list" || a == "--Lc" || a == "--Ln" ||
+               a == "--Lx" || a == "--Lmac2" || a.rfind("--atomic", 0) == 0) {
+      return usage_error(a + " is not implemented yet (listing and atomic "
+                             "files come with the text save); use "
+                             "ebtables-nft-save to read the tables");
+    } else {
+      words.push_back(a);
+    }
+  }
+  const BuiltinTable *bt = find_builtin_table(table, Family::bridge);
+  if (bt == nullptr) {
+    std::cerr << "fastrestore ebtables: table '" << table
+              << "' does not exist\n";
+    return 3;
+  }
+  RestoreConfig cfg;
+  cfg.family = Family::bridge;
+  cfg.command_line = true;
+  std::string text = "*" + table + "\n";
+  if (init) {
+    if (!words.empty())
+      return usage_error("--init-table takes no other command");
+    // The table emptied: its built-in chains, accepting, and nothing else.
+    for (int i = 0; i < bt->nchains; ++i)
+      text += std::string(":") + bt->chains[i].name + " ACCEPT\n";
+  } else {
+    if (words.empty())
+      return usage_error("no command specified");
+    cfg.noflush = true;
+    unsigned a, b;
+    if (words.size() == 3 && (words[0] == "-D" || words[0] == "--delete") &&
+        range(words[2], a, b)) {
+      // Rules a..b: deleting rule a that many times.
+      for (unsigned n = a; n <= b; ++n)
+        text += "-D " + quote(words[1]) + " " + std::to_string(a) + "\n";
+    } else {
+      for (size_t i = 0; i < words.size(); ++i)
+        text += (i ? " " : "") + quote(words[i]);
+      text += "\n";
+    }
+  }
+  text += "COMMIT\n";
+  int fd = memfd_create("ebtables-command", MFD_CLOEXEC);
+  if (fd < 0 ||
+      write(fd, text.data(), text.size()) !=
+          static_cast<ssize_t>(text.size()) ||
+      lseek(fd, 0, SEEK_SET) != 0) {
+    std::cerr << "fastrestore ebtables: " << std::strerror(errno) << "\n";
+    return 1;
+  }
+  std::unique_ptr<nft::Transport> transport;
+  try {
+    transport = nft::make_netlink_transport();
+  } catch (const Error &e) {
+    std::cerr << format_diagnostic(e.diag());
+    close(fd);
+    return static_cast<int>(e.diag().code);
+  }
+  int rc = run_restore(fd, cfg, transport.get(), std::cerr);
+  close(fd);
+  return rc;
+}
+
+} // namespace fastrestore
