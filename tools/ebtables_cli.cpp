@@ -121,9 +121,8 @@ int ebtables_main(int argc, char **argv) {
   if (init) {
     if (!words.empty())
       return usage_error("--init-table takes no other command");
-    // The table emptied: its built-in chains, accepting, and nothing else.
-    for (int i = 0; i < bt->nchains; ++i)
-      text += std::string(":") + bt->chains[i].name + " ACCEPT\n";
+    // An empty block: the table goes, as with ebtables-nft, whose next
+    // command makes the built-in chains again, accepting.
   } else {
     if (words.empty())
       return usage_error("no command specified");

@@ -36,6 +36,10 @@ cat > "$tmp/commands" <<'CMDS'
 -t nat -A PREROUTING -j DROP
 -N baz
 -P baz DROP
+-t nat --init-table
+-t nat -A OUTPUT -j ACCEPT
+--init-table
+-A FORWARD -j DROP
 CMDS
 run() { # OUT COMMAND...
   local out=$1
