@@ -33,6 +33,9 @@ public:
   // Reads the chains and rule handles of one table: one chain dump and one
   // rule dump. Throws Error when the kernel cannot be asked.
   virtual KernelTable read_table(uint32_t family, const std::string &table) = 0;
+  // Whether the kernel has this chain (one GETCHAIN, not a dump).
+  virtual bool chain_exists(uint32_t family, const std::string &table,
+                            const std::string &chain) = 0;
 };
 
 // A NETLINK_NETFILTER socket whose buffers grow to fit each batch.
@@ -46,6 +49,8 @@ public:
   std::vector<KernelError> send_raw(const std::vector<iovec> &iov, size_t size,
                                     size_t messages) override;
   KernelTable read_table(uint32_t family, const std::string &table) override;
+  bool chain_exists(uint32_t family, const std::string &table,
+                    const std::string &chain) override;
   std::vector<std::pair<std::string, KernelTable>> tables; // for read_table
   std::vector<std::string> sent;                           // raw batch bytes
   std::vector<std::vector<KernelError>> replies; // consumed front first

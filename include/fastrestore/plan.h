@@ -84,6 +84,8 @@ struct Op {
 // transaction id), and of a rule from the input.
 struct KernelAccess {
   std::function<KernelTable()> read;
+  // Whether the kernel's table has this chain (one small request).
+  std::function<bool(const std::string &chain)> chain_exists;
   std::function<std::string(std::string_view message)> sign_message;
   std::function<std::string(uint32_t id)> sign_batch_rule;
   std::function<std::string(const Rule &rule)> sign_rule;

@@ -41,10 +41,14 @@ public:
     table_ = table;
     loc_ = loc;
     KernelAccess kernel;
-    if (transport_ != nullptr)
+    if (transport_ != nullptr) {
       kernel.read = [this, table] {
         return transport_->read_table(batch_->family(), table);
       };
+      kernel.chain_exists = [this, table](const std::string &chain) {
+        return transport_->chain_exists(batch_->family(), table, chain);
+      };
+    }
     kernel.sign_message = [](std::string_view m) { return rule_signature(m); };
     kernel.sign_batch_rule = [this](uint32_t id) {
       return rule_signature(batch_->rule_message(id));

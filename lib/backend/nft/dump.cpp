@@ -108,4 +108,18 @@ KernelTable read_kernel_table(mnl_socket *nl, uint32_t family,
   return out;
 }
 
+bool kernel_chain_exists(mnl_socket *nl, uint32_t family,
+                         const std::string &table, const std::string &chain) {
+  std::vector<char> req(MNL_SOCKET_BUFFER_SIZE);
+  nlmsghdr *nlh =
+      nftnl_nlmsg_build_hdr(req.data(), NFT_MSG_GETCHAIN, family, NLM_F_ACK,
+                            static_cast<uint32_t>(time(nullptr)));
+  nftnl_chain *c = nftnl_chain_alloc();
+  nftnl_chain_set_str(c, NFTNL_CHAIN_TABLE, table.c_str());
+  nftnl_chain_set_str(c, NFTNL_CHAIN_NAME, chain.c_str());
+  nftnl_chain_nlmsg_build_payload(nlh, c);
+  nftnl_chain_free(c);
+  return run_dump(nl, nlh, "chain", [](const nlmsghdr *) {});
+}
+
 } // namespace fastrestore::nft

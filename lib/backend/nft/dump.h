@@ -13,6 +13,10 @@ namespace fastrestore::nft {
 KernelTable read_kernel_table(mnl_socket *nl, uint32_t family,
                               const std::string &table);
 
+// Whether the kernel has chain `chain` of `table` (one GETCHAIN).
+bool kernel_chain_exists(mnl_socket *nl, uint32_t family,
+                         const std::string &table, const std::string &chain);
+
 // Sends one request and hands every message of the answer to `cb` until
 // the kernel ends it (a dump's DONE, or the ACK of a request with
 // NLM_F_ACK). Returns false when the kernel answers ENOENT; throws Error

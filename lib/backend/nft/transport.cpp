@@ -34,6 +34,11 @@ public:
     return read_kernel_table(nl_, family, table);
   }
 
+  bool chain_exists(uint32_t family, const std::string &table,
+                    const std::string &chain) override {
+    return kernel_chain_exists(nl_, family, table, chain);
+  }
+
   std::vector<KernelError> send_raw(const std::vector<iovec> &iov_in,
                                     size_t size, size_t messages) override {
     grow_buffers(size, messages);
@@ -133,6 +138,16 @@ private:
 
 std::unique_ptr<Transport> make_netlink_transport() {
   return std::make_unique<NetlinkTransport>();
+}
+
+bool RecordingTransport::chain_exists(uint32_t, const std::string &table,
+                                      const std::string &chain) {
+  for (const auto &[name, t] : tables)
+    if (name == table)
+      for (const auto &c : t.chains)
+        if (c.name == chain)
+          return true;
+  return false;
 }
 
 KernelTable RecordingTransport::read_table(uint32_t, const std::string &table) {
