@@ -15,7 +15,7 @@ bool LineReader::next(std::string_view &line) {
     long_line_used_ = false;
   }
   for (;;) {
-    const char *start = buf_.data() + begin_;
+    const char *start = buf_.get() + begin_;
     const void *nl = std::memchr(start, '\n', end_ - begin_);
     if (nl != nullptr) {
       size_t len = static_cast<const char *>(nl) - start;
@@ -41,16 +41,16 @@ bool LineReader::next(std::string_view &line) {
     // Keep the partial line: move it to the front, or spill it when a
     // single line fills the whole buffer.
     if (begin_ > 0) {
-      std::memmove(buf_.data(), start, end_ - begin_);
+      std::memmove(buf_.get(), start, end_ - begin_);
       end_ -= begin_;
       begin_ = 0;
-    } else if (end_ == buf_.size()) {
-      long_line_.append(buf_.data(), end_);
+    } else if (end_ == kSize) {
+      long_line_.append(buf_.get(), end_);
       begin_ = end_ = 0;
     }
     ssize_t n;
     do {
-      n = read(fd_, buf_.data() + end_, buf_.size() - end_);
+      n = read(fd_, buf_.get() + end_, kSize - end_);
     } while (n < 0 && errno == EINTR);
     if (n < 0) {
       Diagnostic d;

@@ -4,20 +4,22 @@
 
 #include <string>
 #include <string_view>
-#include <vector>
+#include <memory>
 
 namespace fastrestore {
 
 class LineReader {
 public:
-  explicit LineReader(int fd) : fd_(fd), buf_(1 << 20) {}
+  // The buffer is not cleared: pages are touched only as input arrives.
+  explicit LineReader(int fd) : fd_(fd), buf_(new char[kSize]) {}
   // False at end of input; the view is valid until the next call. A final
   // line without a newline is returned too. Throws Error on a read error.
   bool next(std::string_view &line);
 
 private:
   int fd_;
-  std::vector<char> buf_;
+  static constexpr size_t kSize = 1 << 20;
+  std::unique_ptr<char[]> buf_;
   size_t begin_ = 0, end_ = 0;
   bool eof_ = false;
   std::string long_line_;

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <ctime>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "dump.h"
@@ -37,13 +38,15 @@ bool run_dump(mnl_socket *nl, const nlmsghdr *req, const char *what,
               const DumpCallback &cb) {
   if (mnl_socket_sendto(nl, req, req->nlmsg_len) < 0)
     fail(what);
-  std::vector<char> buf(1 << 20);
+  // Reused and never cleared: only the bytes the kernel writes are touched.
+  static thread_local std::unique_ptr<char[]> buf(new char[1 << 20]);
+  const size_t size = 1 << 20;
   uint32_t portid = mnl_socket_get_portid(nl);
   for (;;) {
-    ssize_t n = mnl_socket_recvfrom(nl, buf.data(), buf.size());
+    ssize_t n = mnl_socket_recvfrom(nl, buf.get(), size);
     if (n < 0)
       fail(what);
-    int ret = mnl_cb_run(buf.data(), static_cast<size_t>(n), req->nlmsg_seq,
+    int ret = mnl_cb_run(buf.get(), static_cast<size_t>(n), req->nlmsg_seq,
                          portid, on_message, const_cast<DumpCallback *>(&cb));
     if (ret == MNL_CB_STOP)
       return true;

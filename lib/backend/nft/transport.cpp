@@ -62,9 +62,8 @@ public:
     }
     // The kernel processes a batch inside sendmsg: every error it has to
     // report is queued by now.
-    std::vector<char> buf(1 << 16);
     for (;;) {
-      ssize_t n = recv(fd, buf.data(), buf.size(), MSG_DONTWAIT);
+      ssize_t n = recv(fd, recv_buf_.get(), kRecvSize, MSG_DONTWAIT);
       if (n < 0) {
         if (errno == EINTR)
           continue;
@@ -72,7 +71,7 @@ public:
           errors.push_back({0, ENOBUFS, "too many errors to report"});
         break;
       }
-      parse(buf.data(), static_cast<size_t>(n), errors);
+      parse(recv_buf_.get(), static_cast<size_t>(n), errors);
     }
     return errors;
   }
@@ -132,6 +131,9 @@ private:
 
   mnl_socket *nl_ = nullptr;
   int sndbuf_ = 0, rcvbuf_ = 0;
+  // Not cleared: only the bytes the kernel writes are touched.
+  static constexpr size_t kRecvSize = 1 << 16;
+  std::unique_ptr<char[]> recv_buf_{new char[kRecvSize]};
 };
 
 } // namespace
