@@ -63,6 +63,30 @@ void addr(ExprWriter &w, uint32_t base, uint32_t offset, const uint8_t *a,
 // ebtables-nft's bridge rule: interfaces, bridge ports, MAC addresses,
 // the ethertype, matches and watchers in rule order, the counter, the
 // verdict or target; the ethertype also as NFTA_RULE_COMPAT.
+// The verdict of a rule without an extension target (none: no expression).
+void verdict(ExprWriter &w, const Rule &r) {
+  switch (r.verdict) {
+  case Verdict::accept:
+    w.verdict(NF_ACCEPT);
+    break;
+  case Verdict::drop:
+    w.verdict(NF_DROP);
+    break;
+  case Verdict::ret:
+    w.verdict(NFT_RETURN);
+    break;
+  case Verdict::jump:
+    w.verdict(NFT_JUMP, &r.jump_chain);
+    break;
+  case Verdict::go:
+    w.verdict(NFT_GOTO, &r.jump_chain);
+    break;
+  case Verdict::none:
+  case Verdict::target:
+    break;
+  }
+}
+
 // ebtables-nft's among: a lookup of the MAC (and IPv4 address) in an
 // anonymous set per direction, after a test for IPv4 when addresses are
 // given.
@@ -147,27 +171,11 @@ void encode_bridge(ExprWriter &w, const Rule &r,
     }
   }
   w.counter(r.packets, r.bytes);
-  switch (r.verdict) {
-  case Verdict::none:
-    break;
-  case Verdict::accept:
-    w.verdict(NF_ACCEPT);
-    break;
-  case Verdict::drop:
-    w.verdict(NF_DROP);
-    break;
-  case Verdict::ret:
-    w.verdict(NFT_RETURN);
-    break;
-  case Verdict::jump:
-  case Verdict::go:
-    w.verdict(NFT_JUMP, &r.jump_chain);
-    break;
-  case Verdict::target:
+  if (r.verdict == Verdict::target) // always compat, even NFLOG and TRACE
     w.xt(true, r.target->name, r.target->revision, r.target->data.data(),
          r.target->data.size());
-    break;
-  }
+  else
+    verdict(w, r);
 }
 
 bool all_zero(const std::array<uint8_t, 16> &a, size_t len) {
@@ -242,28 +250,10 @@ void encode_rule(nlmsghdr *nlh, const Rule &rule, Family family,
   for (const auto &m : rule.matches)
     lower_match(m, ctx);
   w.counter(rule.packets, rule.bytes);
-  switch (rule.verdict) {
-  case Verdict::none:
-    break;
-  case Verdict::accept:
-    w.verdict(NF_ACCEPT);
-    break;
-  case Verdict::drop:
-    w.verdict(NF_DROP);
-    break;
-  case Verdict::ret:
-    w.verdict(NFT_RETURN);
-    break;
-  case Verdict::jump:
-    w.verdict(NFT_JUMP, &rule.jump_chain);
-    break;
-  case Verdict::go:
-    w.verdict(NFT_GOTO, &rule.jump_chain);
-    break;
-  case Verdict::target:
+  if (rule.verdict == Verdict::target)
     lower_target(*rule.target, ctx);
-    break;
-  }
+  else
+    verdict(w, rule);
   mnl_attr_nest_end(nlh, exprs);
 
   nlattr *compat = mnl_attr_nest_start(nlh, NFTA_RULE_COMPAT);
