@@ -378,7 +378,11 @@ void OpPlanner::plan_positional(const Command &cmd, std::vector<Op> &out) {
     return;
   }
   Chain &c = model_chain(cmd);
-  const size_t n = cmd.rulenum, len = c.rules.size();
+  // A bridge user chain's policy rule is not one of its rules to count.
+  const bool policy = family_ == Family::bridge &&
+                      !find_builtin_chain(*table_, cmd.chain) &&
+                      policy_of(c).has_value();
+  const size_t n = cmd.rulenum, len = c.rules.size() - (policy ? 1 : 0);
   auto new_rule = [&](OpKind kind, const Rule &r) {
     Op op{kind, cmd.loc, {}, r};
     op.chain.name = cmd.chain;
@@ -392,7 +396,7 @@ void OpPlanner::plan_positional(const Command &cmd, std::vector<Op> &out) {
     // Each rule goes to position n in turn (several addresses end up in
     // reverse order, as with iptables).
     for (const auto &r : cmd.rules) {
-      const bool at_end = n == c.rules.size() + 1;
+      const bool at_end = !policy && n == c.rules.size() + 1;
       Op op = new_rule(
           at_end ? OpKind::rule_append : OpKind::rule_insert_before, r);
       if (!at_end)

@@ -36,6 +36,12 @@ cat > "$tmp/commands" <<'CMDS'
 -t nat -A PREROUTING -j DROP
 -N baz
 -P baz DROP
+-A baz -j CONTINUE
+-I baz 2 -p ARP -j ACCEPT
+-I baz 4 -j ACCEPT
+-D baz 3
+-D baz 2
+-D baz 1
 -t nat --init-table
 -t nat -A OUTPUT -j ACCEPT
 --init-table
