@@ -8,6 +8,10 @@
 #include <string>
 #include <vector>
 
+#include <linux/netfilter.h>
+
+#include "../lib/ext/eb_parser.h"
+#include "../lib/snapshot/snapshot.h"
 #include "fastrestore/restore.h"
 #include "fastrestore/tables.h"
 #include "fastrestore/version.h"
@@ -66,6 +70,55 @@ bool range(const std::string &s, unsigned &a, unsigned &b) {
   return true;
 }
 
+// The atomic file options: init, save and commit, or -A on the file.
+int atomic_main(const std::string &file, const std::string &op,
+                const std::string &table, std::vector<std::string> &words) {
+  if (file.empty())
+    return usage_error(op + " needs --atomic-file FILE (or "
+                            "EBTABLES_ATOMIC_FILE)");
+  try {
+    snapshot::Options opts;
+    opts.family = NFPROTO_BRIDGE;
+    opts.family_given = true;
+    if (op == "--atomic-init") {
+      snapshot::atomic_init(file, table);
+    } else if (op == "--atomic-save") {
+      opts.counters = true;
+      opts.table = table;
+      snapshot::save(file, opts);
+    } else if (op == "--atomic-commit") {
+      snapshot::commit(file, opts, std::cout);
+    } else {
+      if (words.size() < 2 || (words[0] != "-A" && words[0] != "--append"))
+        return usage_error("only -A works on an atomic file yet");
+      const BuiltinTable *bt = find_builtin_table(table, Family::bridge);
+      if (bt == nullptr || find_builtin_chain(*bt, words[1]) == nullptr)
+        return usage_error("-A on an atomic file takes a built-in chain "
+                           "(user chains are not supported there yet)");
+      std::vector<Token> tokens;
+      std::string source;
+      for (const auto &w : words) {
+        Token t;
+        t.text = w;
+        t.col_begin = static_cast<int>(source.size()) + 1;
+        source += (source.empty() ? "" : " ") + w;
+        t.col_end = static_cast<int>(source.size());
+        tokens.push_back(std::move(t));
+      }
+      EbParser parser;
+      Command cmd = parser.parse(tokens, table, 1, source, nullptr);
+      snapshot::atomic_append(file, table, cmd.chain, cmd.rules);
+    }
+  } catch (const snapshot::SnapshotError &e) {
+    std::cerr << "fastrestore ebtables: " << e.what() << "\n";
+    return 1;
+  } catch (const Error &e) {
+    std::cerr << "fastrestore ebtables: " << e.diag().message << "\n";
+    return static_cast<int>(e.diag().code);
+  }
+  return 0;
+}
+
 } // namespace
 
 bool is_ebtables_command(int argc, char **argv) {
@@ -83,6 +136,8 @@ int ebtables_main(int argc, char **argv) {
   std::string table = "filter";
   std::vector<std::string> words;
   bool init = false;
+  const char *env = getenv("EBTABLES_ATOMIC_FILE");
+  std::string atomic = env != nullptr ? env : "", atomic_op;
   for (int i = first; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "-t" || a == "--table") {
@@ -99,11 +154,20 @@ int ebtables_main(int argc, char **argv) {
       return 0;
     } else if (a == "--init-table") {
       init = true;
+    } else if (a == "--atomic-file") {
+      if (i + 1 >= argc)
+        return usage_error("--atomic-file needs a file name");
+      atomic = argv[++i];
+    } else if (a.rfind("--atomic-file=", 0) == 0) {
+      atomic = a.substr(14);
+    } else if (a == "--atomic-init" || a == "--atomic-save" ||
+               a == "--atomic-commit") {
+      atomic_op = a;
     } else if (a == "-L" || a == "--list" || a == "--Lc" || a == "--Ln" ||
-               a == "--Lx" || a == "--Lmac2" || a.rfind("--atomic", 0) == 0) {
-      return usage_error(a + " is not implemented yet (listing and atomic "
-                             "files come with the text save); use "
-                             "ebtables-nft-save to read the tables");
+               a == "--Lx" || a == "--Lmac2") {
+      return usage_error(a + " is not implemented yet (listing comes with "
+                             "the text save); use ebtables-nft-save to "
+                             "read the tables");
     } else {
       words.push_back(a);
     }
@@ -114,6 +178,8 @@ int ebtables_main(int argc, char **argv) {
               << "' does not exist\n";
     return 3;
   }
+  if (!atomic_op.empty() || !atomic.empty())
+    return atomic_main(atomic, atomic_op, table, words);
   RestoreConfig cfg;
   cfg.family = Family::bridge;
   cfg.command_line = true;

@@ -49,6 +49,9 @@ public:
   // ebtables-nft makes them); returns their transaction ids in order.
   std::vector<uint32_t> add_among_sets(const Rule &rule,
                                        const std::string &table);
+  // The next anonymous set gets transaction id `id` (ids must stay unique
+  // where messages join others, as in an atomic file).
+  void set_next_set_id(uint32_t id) { set_id_ = id - 1; }
   // DELRULE of one rule, by kernel handle or by transaction id.
   void add_rule_delete(const std::string &table, const std::string &chain,
                        uint64_t handle, uint32_t id, const Location &loc);

@@ -86,7 +86,6 @@ void FileWriter::restart() {
 
 void FileWriter::finish(Header &h) {
   flush();
-  h.payload_crc = crc_;
   seal_header(h);
   if (pwrite(fd_, &h, sizeof(h), 0) != static_cast<ssize_t>(sizeof(h)))
     fail("cannot write", tmp_);

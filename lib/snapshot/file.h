@@ -22,10 +22,16 @@ public:
   // Appends payload bytes (objects, then the directory).
   void write(const void *data, size_t len);
   uint64_t written() const { return written_; }
+  // The crc32 of what was written since the last take_crc(), and a fresh
+  // start for the next part.
+  uint32_t take_crc() {
+    uint32_t c = crc_;
+    crc_ = 0;
+    return c;
+  }
   // Starts the payload again (a dump that has to be retried).
   void restart();
-  // Writes the header (with the payload's checksum) and puts the file in
-  // place.
+  // Writes the header (sealed here) and puts the file in place.
   void finish(Header &h);
 
 private:

@@ -41,6 +41,11 @@ void seal_header(Header &h) {
   h.header_crc = crc32_of(0, &h, offsetof(Header, header_crc));
 }
 
+uint32_t crc32_join(uint32_t first, uint32_t second, uint64_t second_len) {
+  return static_cast<uint32_t>(
+      crc32_combine(first, second, static_cast<z_off_t>(second_len)));
+}
+
 View::View(std::string_view file) {
   if (file.empty())
     throw SnapshotError("empty file, not a snapshot");
@@ -73,9 +78,11 @@ View::View(std::string_view file) {
     throw SnapshotError("snapshot has " + std::to_string(file.size() - want) +
                         " bytes of trailing garbage");
   std::string_view payload = file.substr(sizeof(Header));
-  if (crc32_of(0, payload.data(), payload.size()) != header_.payload_crc)
-    throw SnapshotError("snapshot checksum mismatch: the file is damaged");
   objects_ = payload.substr(0, header_.objects_size);
+  std::string_view directory = payload.substr(header_.objects_size);
+  if (crc32_of(0, objects_.data(), objects_.size()) != header_.objects_crc ||
+      crc32_of(0, directory.data(), directory.size()) != header_.directory_crc)
+    throw SnapshotError("snapshot checksum mismatch: the file is damaged");
   tables_.resize(header_.tables);
   if (dir > 0)
     std::memcpy(tables_.data(), payload.data() + header_.objects_size, dir);

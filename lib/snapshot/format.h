@@ -41,12 +41,12 @@ struct Header {
   uint64_t objects_size;
   uint32_t tables;
   uint32_t chains, sets, elements, rules, objects;
-  uint32_t messages;    // nf_tables: netlink messages in the objects
-  uint32_t first_seq;   // nf_tables: sequence number of the first message
-  uint32_t payload_crc; // zlib crc32 of objects and directory
-  char producer[32];    // "fastrestore 0.1.0"
-  uint32_t header_crc;  // zlib crc32 of the bytes before this field
-  uint32_t reserved1;
+  uint32_t messages;      // nf_tables: netlink messages in the objects
+  uint32_t first_seq;     // nf_tables: sequence number of the first message
+  uint32_t objects_crc;   // zlib crc32 of the objects
+  char producer[32];      // "fastrestore 0.1.0"
+  uint32_t header_crc;    // zlib crc32 of the bytes before this field
+  uint32_t directory_crc; // zlib crc32 of the table directory
 };
 static_assert(sizeof(Header) % 8 == 0, "header keeps 8-byte alignment");
 
@@ -77,6 +77,9 @@ Header new_header(Backend backend, uint8_t family, bool counters);
 uint32_t crc32_of(uint32_t crc, const void *data, size_t len);
 // Fills header_crc.
 void seal_header(Header &h);
+// The crc32 of A then B from those of A and B (zlib's crc32_combine): a
+// file grows without reading it again.
+uint32_t crc32_join(uint32_t first, uint32_t second, uint64_t second_len);
 
 // A checked view of a whole snapshot file's bytes.
 class View {

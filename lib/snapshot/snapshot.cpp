@@ -52,6 +52,7 @@ SaveStats save(const std::string &path, const Options &opts) {
   else
     save_legacy(file, h, opts, dir);
   h.objects_size = file.written();
+  h.objects_crc = file.take_crc();
   h.tables = static_cast<uint32_t>(dir.size());
   h.created = static_cast<uint64_t>(time(nullptr));
   SaveStats st;
@@ -66,6 +67,7 @@ SaveStats save(const std::string &path, const Options &opts) {
   h.elements = st.elements;
   h.rules = st.rules;
   file.write(dir.data(), dir.size() * sizeof(TableEntry));
+  h.directory_crc = file.take_crc();
   st.tables = h.tables;
   st.bytes = sizeof(Header) + file.written();
   file.finish(h);

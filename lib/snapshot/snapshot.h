@@ -6,6 +6,7 @@
 #include <iosfwd>
 #include <string>
 
+#include "fastrestore/ir.h"
 #include "format.h"
 
 namespace fastrestore::snapshot {
@@ -30,6 +31,12 @@ struct SaveStats {
 SaveStats save(const std::string &path, const Options &opts);
 // Prints, with opts.test, what would be replaced to `out`.
 void commit(const std::string &path, const Options &opts, std::ostream &out);
+
+// ebtables' atomic files (one bridge table): the default empty table, and
+// rules appended to a chain of the file without reading what it holds.
+void atomic_init(const std::string &path, const std::string &table);
+void atomic_append(const std::string &path, const std::string &table,
+                   const std::string &chain, const std::vector<Rule> &rules);
 
 // Backend parts, behind save() and commit().
 void save_nft(class FileWriter &file, Header &h, const Options &opts,

@@ -15,7 +15,8 @@ import sys
 import zlib
 
 HEADER = 120
-PAYLOAD_CRC = 72
+OBJECTS_CRC = 72
+DIRECTORY_CRC = 112
 HEADER_CRC = 108
 
 
@@ -32,8 +33,13 @@ def main():
         payload = bytes(data[HEADER:])
         assert old in payload, 'pattern not in the snapshot'
         data[HEADER:] = payload.replace(old, new)
-        struct.pack_into('<I', data, PAYLOAD_CRC,
-                         zlib.crc32(bytes(data[HEADER:])) & 0xFFFFFFFF)
+        objects = struct.unpack_from('<Q', data, 32)[0]
+        struct.pack_into('<I', data, OBJECTS_CRC,
+                         zlib.crc32(bytes(data[HEADER:HEADER + objects]))
+                         & 0xFFFFFFFF)
+        struct.pack_into('<I', data, DIRECTORY_CRC,
+                         zlib.crc32(bytes(data[HEADER + objects:]))
+                         & 0xFFFFFFFF)
         struct.pack_into('<I', data, HEADER_CRC,
                          zlib.crc32(bytes(data[:HEADER_CRC])) & 0xFFFFFFFF)
     else:

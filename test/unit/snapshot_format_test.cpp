@@ -43,10 +43,12 @@ std::string make(const std::string &path, const std::string &objects) {
   Header h = new_header(Backend::nft, 2, true);
   w.write(objects.data(), objects.size());
   h.objects_size = w.written();
+  h.objects_crc = w.take_crc();
   TableEntry t{};
   std::strcpy(t.name, "filter");
   t.rules = 7;
   w.write(&t, sizeof(t));
+  h.directory_crc = w.take_crc();
   h.tables = 1;
   h.rules = 7;
   w.finish(h);
@@ -68,9 +70,10 @@ TEST_CASE("the header layout is the documented one", "[snapshot]") {
   CHECK(sizeof(Header) == 120);
   CHECK(offsetof(Header, version) == 8);
   CHECK(offsetof(Header, objects_size) == 32);
-  CHECK(offsetof(Header, payload_crc) == 72);
+  CHECK(offsetof(Header, objects_crc) == 72);
   CHECK(offsetof(Header, producer) == 76);
   CHECK(offsetof(Header, header_crc) == 108);
+  CHECK(offsetof(Header, directory_crc) == 112);
 }
 
 TEST_CASE("a written snapshot reads back", "[snapshot]") {
