@@ -192,7 +192,7 @@ private:
   // policy is DROP. The same here, with the same lines on stdout.
   void verbose_preamble(const std::string &table, const Location &loc) {
     KernelTable kt = transport_->read_table(batch_->family(), table);
-    const BuiltinTable *bt = find_builtin_table(table);
+    const BuiltinTable *bt = find_builtin_table(table, cfg_.family);
     std::vector<const BuiltinChain *> bases;
     for (int i = 0; i < bt->nchains; ++i)
       bases.push_back(&bt->chains[i]);

@@ -7,6 +7,7 @@
 
 #include <linux/netfilter/xt_tcpudp.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
+#include <linux/netfilter_bridge/ebtables.h>
 #include <linux/netfilter_ipv6/ip6_tables.h>
 #include <xtables.h>
 
@@ -89,9 +90,111 @@ std::string address(const Rule &r, bool src, Family family) {
   return out;
 }
 
+// ebtables-nft's one-line form of a bridge rule (as ebtables-save writes
+// it after "-A CHAIN"): protocol, addresses, interfaces, the matches and
+// watchers as their plugins print them, then "-j" and the target.
+void print_bridge_rule(const Rule &r) {
+  const EbFields &eb = r.eb;
+  ebt_entry e{};
+  e.bitmask = eb.bitmask;
+  e.invflags = eb.invflags;
+  e.ethproto = eb.ethproto;
+  std::strncpy(e.in, r.iniface.c_str(), sizeof(e.in) - 1);
+  std::strncpy(e.out, r.outiface.c_str(), sizeof(e.out) - 1);
+  std::strncpy(e.logical_in, eb.logical_in.c_str(), sizeof(e.logical_in) - 1);
+  std::strncpy(e.logical_out, eb.logical_out.c_str(),
+               sizeof(e.logical_out) - 1);
+  std::memcpy(e.sourcemac, eb.smac.data(), 6);
+  std::memcpy(e.sourcemsk, eb.smsk.data(), 6);
+  std::memcpy(e.destmac, eb.dmac.data(), 6);
+  std::memcpy(e.destmsk, eb.dmsk.data(), 6);
+  if (!(eb.bitmask & EBT_NOPROTO)) {
+    printf("-p %s", eb.invflags & EBT_IPROTO ? "! " : "");
+    if (eb.bitmask & EBT_802_3) {
+      printf("Length ");
+    } else {
+      xt_ethertypeent *ent = xtables_getethertypebynumber(ntohs(eb.ethproto));
+      if (ent != nullptr)
+        printf("%s ", ent->e_name);
+      else
+        printf("0x%x ", ntohs(eb.ethproto));
+    }
+  }
+  auto mac = [](char opt, const uint8_t *m, const uint8_t *mask, bool inv) {
+    printf("-%c %s", opt, inv ? "! " : "");
+    if (xtables_print_well_known_mac_and_mask(m, mask))
+      xtables_print_mac_and_mask(m, mask);
+    printf(" ");
+  };
+  if (eb.bitmask & EBT_SOURCEMAC)
+    mac('s', eb.smac.data(), eb.smsk.data(), eb.invflags & EBT_ISOURCE);
+  if (eb.bitmask & EBT_DESTMAC)
+    mac('d', eb.dmac.data(), eb.dmsk.data(), eb.invflags & EBT_IDEST);
+  auto iface = [](const char *opt, const std::string &name, bool inv) {
+    if (!name.empty())
+      printf("%s%s %s ", opt, inv ? " !" : "", name.c_str());
+  };
+  iface("-i", r.iniface, eb.invflags & EBT_IIN);
+  iface("--logical-in", eb.logical_in, eb.invflags & EBT_ILOGICALIN);
+  iface("-o", r.outiface, eb.invflags & EBT_IOUT);
+  iface("--logical-out", eb.logical_out, eb.invflags & EBT_ILOGICALOUT);
+  for (const auto &m : r.matches) {
+    if (m.watcher) {
+      xtables_target *t = xtables_find_target(m.name.c_str(), XTF_TRY_LOAD);
+      if (t != nullptr && t->print != nullptr) {
+        auto buf = entry(XT_ALIGN(sizeof(xt_entry_target)), m, true);
+        t->print(&e, reinterpret_cast<xt_entry_target *>(buf.data()), 1);
+      }
+    } else {
+      xtables_match *mt =
+          xtables_find_match(m.name.c_str(), XTF_TRY_LOAD, nullptr);
+      if (mt != nullptr && mt->print != nullptr) {
+        auto buf = entry(XT_ALIGN(sizeof(xt_entry_match)), m, false);
+        mt->print(&e, reinterpret_cast<xt_entry_match *>(buf.data()), 1);
+      }
+    }
+  }
+  printf("-j ");
+  switch (r.verdict) {
+  case Verdict::accept:
+    printf("ACCEPT");
+    break;
+  case Verdict::drop:
+    printf("DROP");
+    break;
+  case Verdict::ret:
+    printf("RETURN");
+    break;
+  case Verdict::jump:
+  case Verdict::go:
+    printf("%s", r.jump_chain.c_str());
+    break;
+  case Verdict::none:
+    printf("CONTINUE");
+    break;
+  case Verdict::target: {
+    printf("%s", r.target->name.c_str());
+    xtables_target *t =
+        xtables_find_target(r.target->name.c_str(), XTF_TRY_LOAD);
+    if (t != nullptr && t->print != nullptr) {
+      printf(" ");
+      auto buf = entry(XT_ALIGN(sizeof(xt_entry_target)), *r.target, true);
+      t->print(&e, reinterpret_cast<xt_entry_target *>(buf.data()), 1);
+    }
+    break;
+  }
+  }
+  fputc('\n', stdout);
+  fflush(stdout);
+}
+
 } // namespace
 
 void print_rule_verbose(const Rule &r, Family family, bool legacy) {
+  if (family == Family::bridge) {
+    print_bridge_rule(r);
+    return;
+  }
   const bool v4 = family == Family::ipv4;
   const std::string target = target_name(r);
   printf("%s ", target.c_str());

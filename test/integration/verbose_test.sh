@@ -22,6 +22,9 @@ for f in "$@"; do
   if grep -q '^# family: 6' "$f"; then
     ref=ip6tables-$kind-restore mine="$fr -6$opt"
   fi
+  if grep -q '^# family: bridge' "$f"; then
+    ref=ebtables-nft-restore mine="$fr --bridge"
+  fi
   a=$(unshare -n sh -c "$ref < '$f' >/dev/null 2>&1; $ref -v < '$f' 2>/dev/null")
   b=$(unshare -n sh -c "$mine < '$f' >/dev/null 2>&1; $mine -v < '$f' 2>/dev/null")
   if [ "$a" = "$b" ]; then
