@@ -2,9 +2,9 @@
 // as soon as its newline arrives (so a pipe is served line by line).
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
-#include <memory>
 
 namespace fastrestore {
 

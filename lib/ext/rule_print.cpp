@@ -6,8 +6,8 @@
 #include <netinet/in.h>
 
 #include <linux/netfilter/xt_tcpudp.h>
-#include <linux/netfilter_ipv4/ip_tables.h>
 #include <linux/netfilter_bridge/ebtables.h>
+#include <linux/netfilter_ipv4/ip_tables.h>
 #include <linux/netfilter_ipv6/ip6_tables.h>
 #include <xtables.h>
 
