@@ -44,6 +44,9 @@ const char kUsage[] =
     "Commands: -A CHAIN RULE, -I CHAIN [N] RULE, -D CHAIN RULE,\n"
     "  -D CHAIN N[:M], -P CHAIN POLICY, -N CHAIN, -X [CHAIN],\n"
     "  -E OLD NEW, -F [CHAIN], -Z [CHAIN], --init-table.\n"
+    "Atomic files (--atomic-file FILE, or EBTABLES_ATOMIC_FILE):\n"
+    "  --atomic-init, --atomic-save, --atomic-commit, and -A on a\n"
+    "  built-in chain, appended to the file.\n"
     "Rules are written as for ebtables; each command is one nf_tables\n"
     "transaction.\n";
 
