@@ -45,8 +45,8 @@ const char kUsage[] =
     "  -D CHAIN N[:M], -P CHAIN POLICY, -N CHAIN, -X [CHAIN],\n"
     "  -E OLD NEW, -F [CHAIN], -Z [CHAIN], --init-table.\n"
     "Atomic files (--atomic-file FILE, or EBTABLES_ATOMIC_FILE):\n"
-    "  --atomic-init, --atomic-save, --atomic-commit, and -A on a\n"
-    "  built-in chain, appended to the file.\n"
+    "  --atomic-init, --atomic-save, --atomic-commit, and -A and -P\n"
+    "  on a built-in chain, appended to the file.\n"
     "Rules are written as for ebtables; each command is one nf_tables\n"
     "transaction.\n";
 
@@ -92,8 +92,12 @@ int atomic_main(const std::string &file, const std::string &op,
     } else if (op == "--atomic-commit") {
       snapshot::commit(file, opts, std::cout);
     } else {
+      if (words.size() == 3 && (words[0] == "-P" || words[0] == "--policy")) {
+        snapshot::atomic_policy(file, table, words[1], words[2]);
+        return 0;
+      }
       if (words.size() < 2 || (words[0] != "-A" && words[0] != "--append"))
-        return usage_error("only -A works on an atomic file yet");
+        return usage_error("only -A and -P work on an atomic file yet");
       const BuiltinTable *bt = find_builtin_table(table, Family::bridge);
       if (bt == nullptr || find_builtin_chain(*bt, words[1]) == nullptr)
         return usage_error("-A on an atomic file takes a built-in chain "

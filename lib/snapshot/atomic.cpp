@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <functional>
 
 #include "fastrestore/nft_backend.h"
 #include "fastrestore/nft_rule.h"
@@ -99,8 +100,17 @@ void atomic_init(const std::string &path, const std::string &table) {
   file.finish(h);
 }
 
-void atomic_append(const std::string &path, const std::string &table,
-                   const std::string &chain, const std::vector<Rule> &rules) {
+namespace {
+
+// What a command adds to an atomic file, for the counts.
+struct Growth {
+  uint32_t rules = 0, sets = 0, elements = 0;
+};
+
+// Appends to the file the messages `fill` puts in a batch, reading only
+// the header and the directory.
+void grow(const std::string &path, const std::string &table,
+          const std::function<Growth(nft::Batch &)> &fill) {
   int fd = open(path.c_str(), O_RDWR | O_CLOEXEC);
   if (fd < 0)
     fail("cannot open", path);
@@ -141,17 +151,7 @@ void atomic_append(const std::string &path, const std::string &table,
 
   nft::Batch b(Family::bridge);
   b.set_next_set_id(h.sets + 1);
-  uint32_t sets = 0, elements = 0;
-  for (const auto &r : rules) {
-    for (const auto &m : r.matches) {
-      nft::AmongSide src, dst;
-      if (m.name == "among" && !m.watcher && nft::parse_among(m, src, dst)) {
-        sets += (src.count > 0) + (dst.count > 0);
-        elements += static_cast<uint32_t>(src.count + dst.count);
-      }
-    }
-    b.add_rule(NLM_F_CREATE | NLM_F_APPEND, r, Family::bridge, table, chain);
-  }
+  const Growth g = fill(b);
   uint32_t count = 0;
   std::string objs = objects_of(b, h.first_seq + h.messages, count);
 
@@ -160,17 +160,57 @@ void atomic_append(const std::string &path, const std::string &table,
       h.objects_crc, crc32_of(0, objs.data(), objs.size()), objs.size());
   h.objects_size += objs.size();
   h.messages += count;
-  h.rules += static_cast<uint32_t>(rules.size());
-  h.sets += sets;
-  h.elements += elements;
-  te->rules += static_cast<uint32_t>(rules.size());
-  te->sets += sets;
-  te->elements += elements;
+  h.rules += g.rules;
+  h.sets += g.sets;
+  h.elements += g.elements;
+  te->rules += g.rules;
+  te->sets += g.sets;
+  te->elements += g.elements;
   pwrite_all(fd, dir.data(), dir_size,
              static_cast<off_t>(sizeof(Header) + h.objects_size), path);
   h.directory_crc = crc32_of(0, dir.data(), dir_size);
   seal_header(h);
   pwrite_all(fd, &h, sizeof(h), 0, path);
+}
+
+} // namespace
+
+void atomic_append(const std::string &path, const std::string &table,
+                   const std::string &chain, const std::vector<Rule> &rules) {
+  grow(path, table, [&](nft::Batch &b) {
+    Growth g;
+    for (const auto &r : rules) {
+      for (const auto &m : r.matches) {
+        nft::AmongSide src, dst;
+        if (m.name == "among" && !m.watcher && nft::parse_among(m, src, dst)) {
+          g.sets += (src.count > 0) + (dst.count > 0);
+          g.elements += static_cast<uint32_t>(src.count + dst.count);
+        }
+      }
+      b.add_rule(NLM_F_CREATE | NLM_F_APPEND, r, Family::bridge, table, chain);
+      ++g.rules;
+    }
+    return g;
+  });
+}
+
+void atomic_policy(const std::string &path, const std::string &table,
+                   const std::string &chain, const std::string &policy) {
+  const BuiltinTable *bt = find_builtin_table(table, Family::bridge);
+  const BuiltinChain *bc = bt ? find_builtin_chain(*bt, chain) : nullptr;
+  if (bc == nullptr || (policy != "ACCEPT" && policy != "DROP"))
+    throw SnapshotError("-P on an atomic file takes a built-in chain and "
+                        "ACCEPT or DROP");
+  // The base chain again with its new policy: later in the batch, it wins.
+  grow(path, table, [&](nft::Batch &b) {
+    Op op{OpKind::chain_update, {}, {}, {}};
+    op.chain.name = chain;
+    op.chain.builtin = bc;
+    op.chain.policy = policy == "ACCEPT" ? NF_ACCEPT : NF_DROP;
+    bool ready = true;
+    nft::emit_op(b, op, table, Family::bridge, {}, ready);
+    return Growth{};
+  });
 }
 
 } // namespace fastrestore::snapshot

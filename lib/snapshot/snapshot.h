@@ -37,6 +37,9 @@ void commit(const std::string &path, const Options &opts, std::ostream &out);
 void atomic_init(const std::string &path, const std::string &table);
 void atomic_append(const std::string &path, const std::string &table,
                    const std::string &chain, const std::vector<Rule> &rules);
+// -P of a built-in chain on an atomic file.
+void atomic_policy(const std::string &path, const std::string &table,
+                   const std::string &chain, const std::string &policy);
 
 // Backend parts, behind save() and commit().
 void save_nft(class FileWriter &file, Header &h, const Options &opts,

@@ -17,6 +17,8 @@ cat > "$tmp/rules" <<'RULES'
 -A FORWARD --among-dst 00:11:22:33:44:55,00:11:22:33:44:66 -j DROP
 -A INPUT --log-prefix "x y" --log -j ACCEPT
 -A OUTPUT -p ARP --arp-op Request -j DROP
+-P FORWARD DROP
+-A FORWARD -j ACCEPT
 RULES
 unshare -n bash -c '
   set -u
