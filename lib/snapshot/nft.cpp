@@ -17,8 +17,8 @@
 #include <ctime>
 #include <map>
 #include <set>
-#include <type_traits>
 
+#include "../backend/nft/attrs.h"
 #include "../backend/nft/compat.h"
 #include "../backend/nft/dump.h"
 #include "file.h"
@@ -71,28 +71,8 @@ bool dropped(uint16_t type, uint16_t attr, bool counters) {
   }
 }
 
-// Calls fn(attr) for each attribute in [begin, begin + len).
-template <class A, class F> void each_attr(A *begin, size_t len, F fn) {
-  using Byte = std::conditional_t<std::is_const_v<A>, const char, char>;
-  Byte *end = reinterpret_cast<Byte *>(begin) + len;
-  for (A *a = begin;
-       mnl_attr_ok(a, static_cast<int>(end - reinterpret_cast<Byte *>(a)));
-       a = reinterpret_cast<A *>(reinterpret_cast<Byte *>(a) +
-                                 MNL_ALIGN(a->nla_len)))
-    fn(a);
-}
-
-// The attributes nested in `nest`, and those of a message after its
-// nfgenmsg.
-template <class F> void each_nested(nlattr *nest, F fn) {
-  each_attr(static_cast<nlattr *>(mnl_attr_get_payload(nest)),
-            mnl_attr_get_payload_len(nest), fn);
-}
-template <class F> void each_top(const nlmsghdr *m, F fn) {
-  each_attr(static_cast<const nlattr *>(
-                mnl_nlmsg_get_payload_offset(m, sizeof(nfgenmsg))),
-            m->nlmsg_len - MNL_NLMSG_HDRLEN - MNL_ALIGN(sizeof(nfgenmsg)), fn);
-}
+using nft::each_nested;
+using nft::each_top;
 
 // Zeroes the packet and byte counts of every counter expression in a
 // rule's (copied) expression list.

@@ -1,5 +1,7 @@
 #include "compat.h"
 
+#include "attrs.h"
+
 #include <arpa/inet.h>
 #include <libmnl/libmnl.h>
 #include <linux/netfilter.h>
@@ -11,20 +13,6 @@
 #include <string>
 
 namespace fastrestore::nft {
-namespace {
-
-template <class F> void each_nested(const nlattr *nest, F fn) {
-  const char *end = static_cast<const char *>(mnl_attr_get_payload(nest)) +
-                    mnl_attr_get_payload_len(nest);
-  for (auto *a = static_cast<const nlattr *>(mnl_attr_get_payload(nest));
-       mnl_attr_ok(a,
-                   static_cast<int>(end - reinterpret_cast<const char *>(a)));
-       a = reinterpret_cast<const nlattr *>(reinterpret_cast<const char *>(a) +
-                                            MNL_ALIGN(a->nla_len)))
-    fn(a);
-}
-
-} // namespace
 
 // The protocol a rule's compat matches and targets were checked against
 // (NFTA_RULE_COMPAT): the kernel keeps it only while it checks them, so
@@ -100,17 +88,12 @@ Compat rule_compat(const nlattr *list, uint8_t family) {
 
 Compat rule_compat(const nlmsghdr *rule) {
   const auto *nfg = static_cast<const nfgenmsg *>(mnl_nlmsg_get_payload(rule));
-  const nlattr *a;
-  for (a = static_cast<const nlattr *>(
-           mnl_nlmsg_get_payload_offset(rule, sizeof(nfgenmsg)));
-       mnl_attr_ok(a, static_cast<int>(reinterpret_cast<const char *>(rule) +
-                                       rule->nlmsg_len -
-                                       reinterpret_cast<const char *>(a)));
-       a = reinterpret_cast<const nlattr *>(reinterpret_cast<const char *>(a) +
-                                            MNL_ALIGN(a->nla_len)))
+  Compat out;
+  each_top(rule, [&](const nlattr *a) {
     if (mnl_attr_get_type(a) == NFTA_RULE_EXPRESSIONS)
-      return rule_compat(a, nfg->nfgen_family);
-  return {};
+      out = rule_compat(a, nfg->nfgen_family);
+  });
+  return out;
 }
 
 } // namespace fastrestore::nft
