@@ -185,41 +185,10 @@ bool all_zero(const std::array<uint8_t, 16> &a, size_t len) {
   return true;
 }
 
-} // namespace
-
-void encode_rule(nlmsghdr *nlh, const Rule &rule, Family family,
-                 const std::string &table, const std::string &chain,
-                 const Placement &where, const std::vector<uint32_t> *set_ids) {
+// iptables-nft's rule in the ip and ip6 families: interfaces, protocol,
+// addresses, fragment test, matches, the counter, the verdict or target.
+void encode_inet(ExprWriter &w, const Rule &rule, Family family) {
   const bool v4 = family == Family::ipv4;
-  mnl_attr_put_strz(nlh, NFTA_RULE_TABLE, table.c_str());
-  mnl_attr_put_strz(nlh, NFTA_RULE_CHAIN, chain.c_str());
-  if (where.handle)
-    mnl_attr_put_u64(nlh, NFTA_RULE_HANDLE, htobe64(where.handle));
-  if (where.position)
-    mnl_attr_put_u64(nlh, NFTA_RULE_POSITION, htobe64(where.position));
-  nlattr *exprs = mnl_attr_nest_start(nlh, NFTA_RULE_EXPRESSIONS);
-  ExprWriter w(nlh);
-  if (family == Family::bridge) {
-    encode_bridge(w, rule, set_ids);
-    mnl_attr_nest_end(nlh, exprs);
-    if (rule.eb.policy_rule) {
-      // ebtables-nft's user data: type 1 (policy), length 4, value 1.
-      static const uint8_t udata[] = {1, 4, 1, 0, 0, 0};
-      mnl_attr_put(nlh, NFTA_RULE_USERDATA, sizeof(udata), udata);
-    }
-    nlattr *compat = mnl_attr_nest_start(nlh, NFTA_RULE_COMPAT);
-    mnl_attr_put_u32(nlh, NFTA_RULE_COMPAT_PROTO, htonl(rule.eb.ethproto));
-    mnl_attr_put_u32(
-        nlh, NFTA_RULE_COMPAT_FLAGS,
-        htonl(rule.eb.invflags & EBT_IPROTO ? NFT_RULE_COMPAT_F_INV : 0));
-    mnl_attr_nest_end(nlh, compat);
-    if (where.id)
-      mnl_attr_put_u32(nlh, NFTA_RULE_ID, htonl(where.id));
-    if (where.position_id)
-      mnl_attr_put_u32(nlh, NFTA_RULE_POSITION_ID, htonl(where.position_id));
-    return;
-  }
-
   if (!rule.iniface.empty())
     iface(w, NFT_META_IIFNAME, rule.iniface, rule.inv_iniface);
   if (!rule.outiface.empty())
@@ -254,12 +223,44 @@ void encode_rule(nlmsghdr *nlh, const Rule &rule, Family family,
     lower_target(*rule.target, ctx);
   else
     verdict(w, rule);
-  mnl_attr_nest_end(nlh, exprs);
+}
 
+} // namespace
+
+void encode_rule(nlmsghdr *nlh, const Rule &rule, Family family,
+                 const std::string &table, const std::string &chain,
+                 const Placement &where, const std::vector<uint32_t> *set_ids) {
+  mnl_attr_put_strz(nlh, NFTA_RULE_TABLE, table.c_str());
+  mnl_attr_put_strz(nlh, NFTA_RULE_CHAIN, chain.c_str());
+  if (where.handle)
+    mnl_attr_put_u64(nlh, NFTA_RULE_HANDLE, htobe64(where.handle));
+  if (where.position)
+    mnl_attr_put_u64(nlh, NFTA_RULE_POSITION, htobe64(where.position));
+  nlattr *exprs = mnl_attr_nest_start(nlh, NFTA_RULE_EXPRESSIONS);
+  ExprWriter w(nlh);
+  // The protocol compat expressions are checked against: the layer 4
+  // protocol, or for the bridge family the ethertype (network order).
+  uint32_t proto;
+  bool inv;
+  if (family == Family::bridge) {
+    encode_bridge(w, rule, set_ids);
+    proto = rule.eb.ethproto;
+    inv = rule.eb.invflags & EBT_IPROTO;
+  } else {
+    encode_inet(w, rule, family);
+    proto = rule.proto;
+    inv = rule.inv_proto;
+  }
+  mnl_attr_nest_end(nlh, exprs);
+  if (family == Family::bridge && rule.eb.policy_rule) {
+    // ebtables-nft's user data: type 1 (policy), length 4, value 1.
+    static const uint8_t udata[] = {1, 4, 1, 0, 0, 0};
+    mnl_attr_put(nlh, NFTA_RULE_USERDATA, sizeof(udata), udata);
+  }
   nlattr *compat = mnl_attr_nest_start(nlh, NFTA_RULE_COMPAT);
-  mnl_attr_put_u32(nlh, NFTA_RULE_COMPAT_PROTO, htonl(rule.proto));
+  mnl_attr_put_u32(nlh, NFTA_RULE_COMPAT_PROTO, htonl(proto));
   mnl_attr_put_u32(nlh, NFTA_RULE_COMPAT_FLAGS,
-                   htonl(rule.inv_proto ? NFT_RULE_COMPAT_F_INV : 0));
+                   htonl(inv ? NFT_RULE_COMPAT_F_INV : 0));
   mnl_attr_nest_end(nlh, compat);
   if (where.id)
     mnl_attr_put_u32(nlh, NFTA_RULE_ID, htonl(where.id));
