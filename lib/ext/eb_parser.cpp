@@ -12,7 +12,6 @@
 
 #include <cstdarg>
 #include <cstring>
-#include <set>
 
 namespace fastrestore {
 namespace {
@@ -169,11 +168,6 @@ void load_all() {
   g_loaded = l;
 }
 
-std::set<std::string> &announced() {
-  static std::set<std::string> s;
-  return s;
-}
-
 // One match or watcher of the rule being parsed, with its own copy of the
 // extension's data (the extension object is shared by every rule).
 struct Item {
@@ -186,8 +180,7 @@ struct Item {
 
 class Line {
 public:
-  Line(std::vector<Token> &words, const std::string &table)
-      : words_(words), table_(table) {
+  explicit Line(std::vector<Token> &words) : words_(words) {
     argv_.push_back(const_cast<char *>("ebtables"));
     for (auto &w : words_)
       argv_.push_back(w.text.data());
@@ -224,7 +217,6 @@ private:
   bool extension_option(int c);
 
   std::vector<Token> &words_;
-  const std::string &table_;
   std::vector<char *> argv_;
   std::vector<Item> items_;
   xtables_target *target_ = nullptr;
@@ -664,15 +656,16 @@ EbParser::~EbParser() = default;
 
 void EbParser::announce_chain(const std::string &name) {
   xtables_announce_chain(name.c_str());
-  announced().insert(name);
 }
 
-Command EbParser::parse(std::vector<Token> &words, const std::string &table,
+// The table does not change how an ebtables line parses (the chain checks
+// are by name); counters come with -c in the line.
+Command EbParser::parse(std::vector<Token> &words, const std::string &,
                         int line, std::string_view source,
                         const std::pair<uint64_t, uint64_t> *) {
   xtables_set_params(&g_eb);
   xtables_set_nfproto(NFPROTO_BRIDGE);
-  Line l(words, table);
+  Line l(words);
   try {
     Command c = l.run(line);
     c.loc = l.where(line);
