@@ -128,18 +128,23 @@ int atomic_main(const std::string &file, const std::string &op,
 
 } // namespace
 
+namespace {
+
+bool named_ebtables(const char *argv0) {
+  std::string prog = base_name(argv0);
+  return prog == "ebtables" || prog == "ebtables-nft";
+}
+
+} // namespace
+
 bool is_ebtables_command(int argc, char **argv) {
-  std::string prog = base_name(argv[0]);
-  return prog == "ebtables" || prog == "ebtables-nft" ||
+  return named_ebtables(argv[0]) ||
          (argc > 1 && std::strcmp(argv[1], "ebtables") == 0);
 }
 
 int ebtables_main(int argc, char **argv) {
-  int first = std::strcmp(argv[0], "ebtables") != 0 &&
-                      base_name(argv[0]) != "ebtables" &&
-                      base_name(argv[0]) != "ebtables-nft"
-                  ? 2
-                  : 1;
+  // "ebtables ARGS" or "fastrestore ebtables ARGS".
+  const int first = named_ebtables(argv[0]) ? 1 : 2;
   std::string table = "filter";
   std::vector<std::string> words;
   bool init = false;
