@@ -46,25 +46,6 @@ std::string objects_of(nft::Batch &b, uint32_t seq, uint32_t &count) {
   return out;
 }
 
-[[noreturn]] void fail(const std::string &what, const std::string &path) {
-  throw SnapshotError(what + " " + path + ": " + std::strerror(errno));
-}
-
-void pwrite_all(int fd, const void *p, size_t n, off_t at,
-                const std::string &path) {
-  const char *c = static_cast<const char *>(p);
-  while (n > 0) {
-    ssize_t w = pwrite(fd, c, n, at);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w < 0)
-      fail("cannot write", path);
-    c += w;
-    n -= static_cast<size_t>(w);
-    at += w;
-  }
-}
-
 } // namespace
 
 void atomic_init(const std::string &path, const std::string &table) {
@@ -113,7 +94,7 @@ void grow(const std::string &path, const std::string &table,
           const std::function<Growth(nft::Batch &)> &fill) {
   int fd = open(path.c_str(), O_RDWR | O_CLOEXEC);
   if (fd < 0)
-    fail("cannot open", path);
+    io_fail("cannot open", path);
   struct Closer {
     int fd;
     ~Closer() { close(fd); }
@@ -123,7 +104,7 @@ void grow(const std::string &path, const std::string &table,
     throw SnapshotError(path + " is not an atomic file (too short)");
   struct stat st;
   if (fstat(fd, &st) != 0)
-    fail("cannot read", path);
+    io_fail("cannot read", path);
   // The header and directory are checked; the objects are trusted to be
   // what their checksum says (a commit checks them all).
   if (std::memcmp(h.magic, kMagic, sizeof(kMagic)) != 0 ||
@@ -155,7 +136,7 @@ void grow(const std::string &path, const std::string &table,
   uint32_t count = 0;
   std::string objs = objects_of(b, h.first_seq + h.messages, count);
 
-  pwrite_all(fd, objs.data(), objs.size(), static_cast<off_t>(dir_at), path);
+  pwrite_all(fd, objs.data(), objs.size(), dir_at, path);
   h.objects_crc = crc32_join(
       h.objects_crc, crc32_of(0, objs.data(), objs.size()), objs.size());
   h.objects_size += objs.size();
@@ -166,8 +147,7 @@ void grow(const std::string &path, const std::string &table,
   te->rules += g.rules;
   te->sets += g.sets;
   te->elements += g.elements;
-  pwrite_all(fd, dir.data(), dir_size,
-             static_cast<off_t>(sizeof(Header) + h.objects_size), path);
+  pwrite_all(fd, dir.data(), dir_size, sizeof(Header) + h.objects_size, path);
   h.directory_crc = crc32_of(0, dir.data(), dir_size);
   seal_header(h);
   pwrite_all(fd, &h, sizeof(h), 0, path);

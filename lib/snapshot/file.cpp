@@ -14,22 +14,6 @@ namespace {
 
 constexpr size_t kBuffer = 4u << 20;
 
-[[noreturn]] void fail(const std::string &what, const std::string &path) {
-  throw SnapshotError(what + " " + path + ": " + std::strerror(errno));
-}
-
-void write_all(int fd, const char *p, size_t n, const std::string &path) {
-  while (n > 0) {
-    ssize_t w = ::write(fd, p, n);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w < 0)
-      fail("cannot write", path);
-    p += w;
-    n -= static_cast<size_t>(w);
-  }
-}
-
 std::string dir_of(const std::string &path) {
   size_t slash = path.rfind('/');
   if (slash == std::string::npos)
@@ -39,15 +23,35 @@ std::string dir_of(const std::string &path) {
 
 } // namespace
 
+void io_fail(const std::string &what, const std::string &path) {
+  throw SnapshotError(what + " " + path + ": " + std::strerror(errno));
+}
+
+void pwrite_all(int fd, const void *data, size_t n, uint64_t at,
+                const std::string &path) {
+  const char *p = static_cast<const char *>(data);
+  while (n > 0) {
+    ssize_t w = pwrite(fd, p, n, static_cast<off_t>(at));
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w < 0)
+      io_fail("cannot write", path);
+    p += w;
+    n -= static_cast<size_t>(w);
+    at += static_cast<uint64_t>(w);
+  }
+}
+
 FileWriter::FileWriter(const std::string &path) : path_(path) {
   std::string base = path.substr(path.rfind('/') + 1);
   tmp_ = dir_of(path) + "/." + base + ".XXXXXX";
   fd_ = mkostemp(tmp_.data(), O_CLOEXEC);
   if (fd_ < 0)
-    fail("cannot create a temporary file for", path);
+    io_fail("cannot create a temporary file for", path);
   buf_.reserve(kBuffer);
   Header zero{};
-  write_all(fd_, reinterpret_cast<const char *>(&zero), sizeof(zero), tmp_);
+  pwrite_all(fd_, &zero, sizeof(zero), 0, tmp_);
+  pos_ = sizeof(zero);
 }
 
 FileWriter::~FileWriter() {
@@ -64,14 +68,16 @@ void FileWriter::write(const void *data, size_t len) {
   if (buf_.size() + len > kBuffer)
     flush();
   if (len >= kBuffer) {
-    write_all(fd_, p, len, tmp_);
+    pwrite_all(fd_, p, len, pos_, tmp_);
+    pos_ += len;
     return;
   }
   buf_.insert(buf_.end(), p, p + len);
 }
 
 void FileWriter::flush() {
-  write_all(fd_, buf_.data(), buf_.size(), tmp_);
+  pwrite_all(fd_, buf_.data(), buf_.size(), pos_, tmp_);
+  pos_ += buf_.size();
   buf_.clear();
 }
 
@@ -79,22 +85,22 @@ void FileWriter::restart() {
   buf_.clear();
   written_ = 0;
   crc_ = 0;
-  if (ftruncate(fd_, sizeof(Header)) != 0 ||
-      lseek(fd_, sizeof(Header), SEEK_SET) < 0)
-    fail("cannot rewrite", tmp_);
+  pos_ = sizeof(Header);
+  if (ftruncate(fd_, sizeof(Header)) != 0)
+    io_fail("cannot rewrite", tmp_);
 }
 
 void FileWriter::finish(Header &h) {
   flush();
   seal_header(h);
   if (pwrite(fd_, &h, sizeof(h), 0) != static_cast<ssize_t>(sizeof(h)))
-    fail("cannot write", tmp_);
+    io_fail("cannot write", tmp_);
   if (fsync(fd_) != 0)
-    fail("cannot sync", tmp_);
+    io_fail("cannot sync", tmp_);
   close(fd_);
   fd_ = -1;
   if (rename(tmp_.c_str(), path_.c_str()) != 0)
-    fail("cannot put the snapshot in place at", path_);
+    io_fail("cannot put the snapshot in place at", path_);
   done_ = true;
   // The rename itself survives a crash once the directory is synced.
   int dfd = open(dir_of(path_).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -107,11 +113,11 @@ void FileWriter::finish(Header &h) {
 MappedFile::MappedFile(const std::string &path) {
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0)
-    fail("cannot open", path);
+    io_fail("cannot open", path);
   struct stat st;
   if (fstat(fd, &st) != 0) {
     close(fd);
-    fail("cannot read", path);
+    io_fail("cannot read", path);
   }
   if (S_ISDIR(st.st_mode)) {
     close(fd);
@@ -124,7 +130,7 @@ MappedFile::MappedFile(const std::string &path) {
       if (map_ == MAP_FAILED) {
         map_ = nullptr;
         close(fd);
-        fail("cannot map", path);
+        io_fail("cannot map", path);
       }
       bytes_ = std::string_view(static_cast<const char *>(map_), len_);
     }
@@ -136,7 +142,7 @@ MappedFile::MappedFile(const std::string &path) {
         continue;
       if (n < 0) {
         close(fd);
-        fail("cannot read", path);
+        io_fail("cannot read", path);
       }
       if (n == 0)
         break;

@@ -11,6 +11,12 @@
 
 namespace fastrestore::snapshot {
 
+// Throws SnapshotError: "WHAT PATH: strerror(errno)".
+[[noreturn]] void io_fail(const std::string &what, const std::string &path);
+// Writes all n bytes at offset `at` (retrying short writes), or throws.
+void pwrite_all(int fd, const void *data, size_t n, uint64_t at,
+                const std::string &path);
+
 class FileWriter {
 public:
   // Creates the temporary file; throws SnapshotError.
@@ -41,6 +47,7 @@ private:
   int fd_ = -1;
   std::vector<char> buf_;
   uint64_t written_ = 0;
+  uint64_t pos_ = 0; // where the next flush goes in the file
   uint32_t crc_ = 0;
   bool done_ = false;
 };
