@@ -56,7 +56,8 @@ bool each_entry(const unsigned char *blob, size_t size, F fn) {
     auto *e = reinterpret_cast<const typename T::Entry *>(blob + off);
     if (e->next_offset < sizeof(typename T::Entry) ||
         e->next_offset > size - off || e->target_offset > e->next_offset ||
-        e->next_offset - e->target_offset < sizeof(xt_entry_target))
+        static_cast<size_t>(e->next_offset - e->target_offset) <
+            sizeof(xt_entry_target))
       return false;
     fn(off, *e);
     off += e->next_offset;
@@ -114,7 +115,8 @@ void save_family(FileWriter &file, const Options &opts,
     static const char zeros[8] = {};
     file.write(zeros, pad8(info.size) - info.size);
     TableEntry te{};
-    std::strncpy(te.name, rec.name, sizeof(te.name) - 1);
+    static_assert(sizeof(te.name) == sizeof(rec.name), "same name field");
+    std::memcpy(te.name, rec.name, sizeof(te.name)); // NUL-padded already
     count<T>(rec, blob, te);
     dir.push_back(te);
   }
