@@ -21,6 +21,7 @@
 #include "../backend/nft/attrs.h"
 #include "../backend/nft/compat.h"
 #include "../backend/nft/dump.h"
+#include "../backend/nft/dumper.h"
 #include "file.h"
 #include "snapshot.h"
 
@@ -71,6 +72,7 @@ bool dropped(uint16_t type, uint16_t attr, bool counters) {
   }
 }
 
+using nft::attr_str;
 using nft::each_nested;
 using nft::each_top;
 
@@ -170,73 +172,6 @@ private:
   std::vector<char> buf_;
 };
 
-std::string attr_str(const nlmsghdr *m, uint16_t type) {
-  std::string out;
-  each_top(m, [&](const nlattr *a) {
-    if (out.empty() && mnl_attr_get_type(a) == type) {
-      auto *p = static_cast<const char *>(mnl_attr_get_payload(a));
-      out.assign(p, strnlen(p, mnl_attr_get_payload_len(a)));
-    }
-  });
-  return out;
-}
-
-class Dumper {
-public:
-  explicit Dumper(uint8_t family) : family_(family) {
-    nl_ = mnl_socket_open(NETLINK_NETFILTER);
-    if (nl_ == nullptr || mnl_socket_bind(nl_, 0, MNL_SOCKET_AUTOPID) < 0)
-      throw SnapshotError(std::string("cannot open a netlink socket: ") +
-                          std::strerror(errno));
-  }
-  ~Dumper() { mnl_socket_close(nl_); }
-
-  uint32_t generation() {
-    char req[MNL_SOCKET_BUFFER_SIZE];
-    nlmsghdr *nlh = nftnl_nlmsg_build_hdr(req, NFT_MSG_GETGEN, AF_UNSPEC,
-                                          NLM_F_ACK, ++seq_);
-    uint32_t gen = 0;
-    run(nlh, "generation", [&](const nlmsghdr *m) {
-      each_top(m, [&](const nlattr *a) {
-        if (mnl_attr_get_type(a) == NFTA_GEN_ID)
-          gen = ntohl(mnl_attr_get_u32(a));
-      });
-    });
-    return gen;
-  }
-
-  // Dumps `type` objects (of one table, and one set for elements).
-  void dump(uint16_t type, const char *what, const std::string &table,
-            const std::string &set, const nft::DumpCallback &cb) {
-    char req[MNL_SOCKET_BUFFER_SIZE];
-    nlmsghdr *nlh =
-        nftnl_nlmsg_build_hdr(req, type, family_, NLM_F_DUMP, ++seq_);
-    if (!table.empty())
-      mnl_attr_put_strz(nlh, 1, table.c_str()); // NFTA_*_TABLE is 1
-    if (!set.empty())
-      mnl_attr_put_strz(nlh, NFTA_SET_ELEM_LIST_SET, set.c_str());
-    // Not every dump honours the table filter (chains come for the whole
-    // family): keep only the table's own objects.
-    run(nlh, what, [&](const nlmsghdr *m) {
-      if (table.empty() || attr_str(m, 1) == table)
-        cb(m);
-    });
-  }
-
-private:
-  void run(const nlmsghdr *nlh, const char *what, const nft::DumpCallback &cb) {
-    try {
-      nft::run_dump(nl_, nlh, what, cb);
-    } catch (const Error &e) {
-      throw SnapshotError(e.diag().message);
-    }
-  }
-
-  mnl_socket *nl_;
-  uint8_t family_;
-  uint32_t seq_ = static_cast<uint32_t>(time(nullptr));
-};
-
 bool allowed_type(uint16_t t) {
   return t == NFT_MSG_NEWTABLE || t == NFT_MSG_NEWCHAIN ||
          t == NFT_MSG_NEWSET || t == NFT_MSG_NEWSETELEM ||
@@ -307,11 +242,9 @@ void seal(std::vector<char> &buf, const nlmsghdr *nlh) {
   buf.resize(at + MNL_ALIGN(nlh->nlmsg_len));
 }
 
-} // namespace
-
-void save_nft(FileWriter &file, Header &h, const Options &opts,
-              std::vector<TableEntry> &dir) {
-  Dumper kernel(opts.family);
+void save_nft_tables(FileWriter &file, Header &h, const Options &opts,
+                     std::vector<TableEntry> &dir) {
+  nft::Dumper kernel(opts.family);
   // Dumps are not atomic: start again when the ruleset changed meanwhile.
   for (int attempt = 0;; ++attempt) {
     if (attempt > 0)
@@ -371,6 +304,17 @@ void save_nft(FileWriter &file, Header &h, const Options &opts,
     if (attempt >= 9)
       throw SnapshotError("the ruleset kept changing while it was saved");
     h.objects = 0;
+  }
+}
+
+} // namespace
+
+void save_nft(FileWriter &file, Header &h, const Options &opts,
+              std::vector<TableEntry> &dir) {
+  try {
+    save_nft_tables(file, h, opts, dir);
+  } catch (const Error &e) {
+    throw SnapshotError(e.diag().message);
   }
 }
 
