@@ -75,6 +75,9 @@ int cli_main(int argc, char **argv) {
     return ebtables_main(argc, argv);
   RestoreConfig cfg;
   std::string prog = base_name(argv[0]);
+  SaveDefaults save_defaults;
+  if (save_program_defaults(prog, save_defaults))
+    return save_program_main(argc, argv, save_defaults);
   if (prog.rfind("ip6tables", 0) == 0)
     cfg.family = Family::ipv6;
   if (prog.rfind("ebtables", 0) == 0)

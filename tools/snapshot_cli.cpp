@@ -8,8 +8,16 @@
 #include <iostream>
 #include <string>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include "../lib/snapshot/snapshot.h"
 #include "fastrestore/diagnostic.h"
+#include "fastrestore/text_save.h"
+#include "fastrestore/version.h"
 
 namespace po = boost::program_options;
 
@@ -85,37 +93,81 @@ bool parse(int argc, char **argv, po::options_description &desc,
   return true;
 }
 
-int save_main(int argc, char **argv) {
+// The text save (iptables-save's output) to stdout, or to FILE with -f.
+int text_save_main(const po::variables_map &vm, const snapshot::Options &opts) {
+  TextSaveOptions t;
+  t.family = opts.family == NFPROTO_IPV6     ? Family::ipv6
+             : opts.family == NFPROTO_BRIDGE ? Family::bridge
+                                             : Family::ipv4;
+  t.legacy = opts.backend == snapshot::Backend::legacy;
+  t.table = opts.table;
+  t.counters = opts.counters;
+  if (vm.count("file")) {
+    const std::string &path = vm["file"].as<std::string>();
+    int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0) {
+      std::cerr << "fastrestore save: cannot write " << path << ": "
+                << std::strerror(errno) << "\n";
+      return 1;
+    }
+    close(fd);
+  }
+  return text_save(t);
+}
+
+int save_main(int argc, char **argv, const SaveDefaults &defaults) {
   po::options_description desc("Options");
   common(desc);
   // clang-format off
   desc.add_options()
-    ("binary", po::value<std::string>(), "write a binary snapshot to FILE")
+    ("binary", po::value<std::string>(),
+     "write a binary snapshot to FILE instead of printing text")
     ("counters,c", "include packet and byte counters")
-    ("table,T", po::value<std::string>(), "only this table");
+    ("table,t", po::value<std::string>(), "only this table")
+    ("file,f", po::value<std::string>(), "print to FILE instead of stdout")
+    ("version,V", "print the version and exit")
+    ("modprobe,M", po::value<std::string>(),
+     "accepted for compatibility (the kernel loads modules itself)");
   // clang-format on
+  po::options_description hidden;
+  hidden.add_options()("table-T,T", po::value<std::string>(),
+                       "-t, as once spelt");
+  po::options_description all;
+  all.add(desc).add(hidden);
   po::positional_options_description pos;
   po::variables_map vm;
   int rc = 0;
-  if (!parse(argc, argv, desc, pos, vm, "save", rc))
+  if (!parse(argc, argv, all, pos, vm, "save", rc))
     return rc;
   if (vm.count("help")) {
-    std::cout << "Usage: fastrestore save --binary FILE [-4|-6|--bridge] "
-                 "[--legacy] [-c] [-T table]\n"
-                 "Saves the kernel's tables of one family to FILE, "
-                 "atomically.\n\n"
+    std::cout << "Usage: fastrestore save [-4|-6|--bridge] [--legacy] [-c] "
+                 "[-t table] [-f FILE]\n"
+                 "       fastrestore save --binary FILE [-4|-6|--bridge] "
+                 "[--legacy] [-c] [-t table]\n"
+                 "Prints the kernel's tables of one family as iptables-save "
+                 "(ip6tables-save,\nebtables-save) does, or with --binary "
+                 "saves them to FILE, atomically.\n\n"
               << desc;
+    return 0;
+  }
+  if (vm.count("version")) {
+    std::cout << "fastrestore v" << kVersion << "\n";
     return 0;
   }
   snapshot::Options opts;
   if (!take_common(vm, opts, "save"))
     return 2;
-  if (!vm.count("binary"))
-    return usage_error("save", "--binary FILE is required (the text form "
-                               "is iptables-save's)");
+  if (!opts.family_given)
+    opts.family = defaults.family;
+  if (!opts.backend_given && defaults.legacy)
+    opts.backend = snapshot::Backend::legacy;
   opts.counters = vm.count("counters") > 0;
   if (vm.count("table"))
     opts.table = vm["table"].as<std::string>();
+  else if (vm.count("table-T"))
+    opts.table = vm["table-T"].as<std::string>();
+  if (!vm.count("binary"))
+    return text_save_main(vm, opts);
   const std::string path = vm["binary"].as<std::string>();
   try {
     snapshot::SaveStats st = snapshot::save(path, opts);
@@ -188,8 +240,29 @@ bool is_snapshot_command(int argc, char **argv) {
 int snapshot_main(int argc, char **argv) {
   std::string cmd = argv[1];
   // The command's own arguments, with the program name first.
-  return cmd == "save" ? save_main(argc - 1, argv + 1)
+  return cmd == "save" ? save_main(argc - 1, argv + 1, SaveDefaults{})
                        : commit_main(argc - 1, argv + 1);
+}
+
+bool save_program_defaults(const std::string &prog, SaveDefaults &out) {
+  const std::string suffix = "-save";
+  if (prog.size() <= suffix.size() ||
+      prog.compare(prog.size() - suffix.size(), suffix.size(), suffix) != 0)
+    return false;
+  if (prog.rfind("ip6tables", 0) == 0)
+    out.family = NFPROTO_IPV6;
+  else if (prog.rfind("ebtables", 0) == 0)
+    out.family = NFPROTO_BRIDGE;
+  else if (prog.rfind("iptables", 0) == 0)
+    out.family = NFPROTO_IPV4;
+  else
+    return false;
+  out.legacy = prog.find("-legacy-") != std::string::npos;
+  return true;
+}
+
+int save_program_main(int argc, char **argv, const SaveDefaults &defaults) {
+  return save_main(argc, argv, defaults);
 }
 
 } // namespace fastrestore

@@ -6,6 +6,7 @@
 #include <linux/netfilter/nfnetlink.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <type_traits>
 
 namespace fastrestore::nft {
@@ -14,18 +15,33 @@ namespace fastrestore::nft {
 template <class A, class F> void each_attr(A *begin, size_t len, F fn) {
   using Byte = std::conditional_t<std::is_const_v<A>, const char, char>;
   Byte *end = reinterpret_cast<Byte *>(begin) + len;
-  for (A *a = begin;
-       mnl_attr_ok(a, static_cast<int>(end - reinterpret_cast<Byte *>(a)));
-       a = reinterpret_cast<A *>(reinterpret_cast<Byte *>(a) +
-                                 MNL_ALIGN(a->nla_len)))
+  // mnl_attr_ok, inline: a whole header, a length within what is left.
+  for (A *a = begin;; a = reinterpret_cast<A *>(reinterpret_cast<Byte *>(a) +
+                                                MNL_ALIGN(a->nla_len))) {
+    const long left = end - reinterpret_cast<Byte *>(a);
+    if (left < static_cast<long>(sizeof(nlattr)) ||
+        a->nla_len < sizeof(nlattr) || a->nla_len > left)
+      return;
     fn(a);
+  }
+}
+
+// An attribute's type without its flags (mnl_attr_get_type, inline).
+inline uint16_t attr_type(const nlattr *a) {
+  return a->nla_type & NLA_TYPE_MASK;
+}
+inline uint16_t attr_len(const nlattr *a) {
+  return static_cast<uint16_t>(a->nla_len - MNL_ATTR_HDRLEN);
+}
+template <class A> auto *attr_data(A *a) {
+  using Byte = std::conditional_t<std::is_const_v<A>, const char, char>;
+  return reinterpret_cast<Byte *>(a) + MNL_ATTR_HDRLEN;
 }
 
 // The attributes nested in `nest` (const or mutable as `nest` is).
 template <class A, class F> void each_nested(A *nest, F fn) {
   using Payload = std::conditional_t<std::is_const_v<A>, const nlattr, nlattr>;
-  each_attr(static_cast<Payload *>(mnl_attr_get_payload(nest)),
-            mnl_attr_get_payload_len(nest), fn);
+  each_attr(reinterpret_cast<Payload *>(attr_data(nest)), attr_len(nest), fn);
 }
 
 // The attributes of an nf_tables message, after its nfgenmsg.

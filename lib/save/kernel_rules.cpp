@@ -1,0 +1,363 @@
+#include "kernel_rules.h"
+
+#include <arpa/inet.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter/nf_tables.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+#include "../backend/nft/attrs.h"
+#include "../backend/nft/dumper.h"
+#include "decode.h"
+#include "expr_reader.h"
+
+namespace fastrestore::save {
+namespace {
+
+uint8_t nfproto(Family f) {
+  return f == Family::ipv4   ? NFPROTO_IPV4
+         : f == Family::ipv6 ? NFPROTO_IPV6
+                             : NFPROTO_BRIDGE;
+}
+
+std::string str(const nlattr *a) {
+  auto *p = static_cast<const char *>(mnl_attr_get_payload(a));
+  return std::string(p, strnlen(p, mnl_attr_get_payload_len(a)));
+}
+
+uint64_t be64(const nlattr *a) {
+  uint64_t v;
+  std::memcpy(&v, mnl_attr_get_payload(a), 8);
+  return be64toh(v);
+}
+
+} // namespace
+
+std::unique_ptr<KernelChain> parse_chain(const nlmsghdr *m,
+                                         std::string &table) {
+  auto c = std::make_unique<KernelChain>();
+  nft::each_top(m, [&](const nlattr *a) {
+    switch (mnl_attr_get_type(a)) {
+    case NFTA_CHAIN_TABLE:
+      table = str(a);
+      break;
+    case NFTA_CHAIN_NAME:
+      c->name = str(a);
+      break;
+    case NFTA_CHAIN_TYPE:
+      c->type = str(a);
+      break;
+    case NFTA_CHAIN_POLICY:
+      c->has_policy = true;
+      c->policy = ntohl(mnl_attr_get_u32(a));
+      break;
+    case NFTA_CHAIN_HOOK:
+      nft::each_nested(a, [&](const nlattr *h) {
+        if (mnl_attr_get_type(h) == NFTA_HOOK_HOOKNUM) {
+          c->base = true;
+          c->hook = ntohl(mnl_attr_get_u32(h));
+        } else if (mnl_attr_get_type(h) == NFTA_HOOK_PRIORITY) {
+          c->prio = static_cast<int32_t>(ntohl(mnl_attr_get_u32(h)));
+        }
+      });
+      break;
+    case NFTA_CHAIN_COUNTERS:
+      nft::each_nested(a, [&](const nlattr *x) {
+        if (mnl_attr_get_type(x) == NFTA_COUNTER_PACKETS)
+          c->packets = be64(x);
+        else if (mnl_attr_get_type(x) == NFTA_COUNTER_BYTES)
+          c->bytes = be64(x);
+      });
+      break;
+    }
+  });
+  return c;
+}
+const char *KernelChain::policy_name(bool bridge) const {
+  if (has_policy)
+    return policy == NF_DROP     ? "DROP"
+           : policy == NF_ACCEPT ? "ACCEPT"
+                                 : nullptr;
+  if (base)
+    return "ACCEPT";
+  return bridge ? "RETURN" : nullptr;
+}
+
+std::vector<KernelTable>
+read_kernel_tables(Family family, const std::vector<std::string> &names) {
+  std::vector<KernelTable> out;
+  nft::Dumper d(nfproto(family));
+  d.dump(NFT_MSG_GETTABLE, "tables", {}, {}, [&](const nlmsghdr *m) {
+    KernelTable t;
+    t.name = nft::attr_str(m, NFTA_TABLE_NAME);
+    if (std::find(names.begin(), names.end(), t.name) != names.end())
+      out.push_back(std::move(t));
+  });
+  d.dump(NFT_MSG_GETCHAIN, "chains", {}, {}, [&](const nlmsghdr *m) {
+    std::string table;
+    auto c = parse_chain(m, table);
+    for (auto &t : out)
+      if (t.name == table) {
+        t.chains.push_back(std::move(c));
+        break;
+      }
+  });
+  return out;
+}
+
+uint32_t ruleset_generation(Family family) {
+  nft::Dumper d(nfproto(family));
+  return d.generation();
+}
+
+TableView table_view(KernelTable *t, const BuiltinTable &bt) {
+  TableView v;
+  v.name = bt.name;
+  KernelChain *slots[NF_INET_NUMHOOKS] = {};
+  std::vector<KernelChain *> users;
+  if (t != nullptr)
+    for (auto &c : t->chains) {
+      if (!c->base) {
+        users.push_back(c.get());
+        continue;
+      }
+      const BuiltinChain *bc = nullptr;
+      for (int i = 0; i < bt.nchains; ++i)
+        if (bt.chains[i].hook == c->hook)
+          bc = &bt.chains[i];
+      if (bc == nullptr || c->prio != bc->prio || c->name != bc->name ||
+          c->type != bc->type || c->hook >= NF_INET_NUMHOOKS ||
+          slots[c->hook] != nullptr) {
+        v.tainted = true;
+        continue;
+      }
+      slots[c->hook] = c.get();
+    }
+  for (int i = 0; i < bt.nchains; ++i) {
+    const BuiltinChain &bc = bt.chains[i];
+    if (slots[bc.hook] != nullptr)
+      continue;
+    auto fake = std::make_unique<KernelChain>();
+    fake->name = bc.name;
+    fake->base = true;
+    fake->hook = bc.hook;
+    fake->prio = bc.prio;
+    fake->type = bc.type;
+    fake->has_policy = true;
+    fake->policy = NF_ACCEPT;
+    slots[bc.hook] = fake.get();
+    v.fakes.push_back(std::move(fake));
+  }
+  for (auto *c : slots)
+    if (c != nullptr)
+      v.chains.push_back(c);
+  std::sort(users.begin(), users.end(),
+            [](const KernelChain *a, const KernelChain *b) {
+              return std::strcmp(a->name.c_str(), b->name.c_str()) < 0;
+            });
+  v.chains.insert(v.chains.end(), users.begin(), users.end());
+  return v;
+}
+
+RuleStream::RuleStream(Family family, std::vector<Job> jobs)
+    : jobs_(std::move(jobs)), bufs_(jobs_.size()),
+      ready_(new std::atomic<bool>[jobs_.size()]) {
+  for (size_t i = 0; i < jobs_.size(); ++i)
+    ready_[i].store(false);
+  // Two dumping threads: the kernel's work of filling the replies is most
+  // of a save, and it runs on the cores of the threads that ask.
+  const size_t n = jobs_.size() > 1 ? 2 : 1;
+  for (size_t k = 0; k < n; ++k)
+    threads_.emplace_back([this, family, k, n] { run(family, k, n); });
+}
+
+RuleStream::~RuleStream() {
+  stop_.store(true);
+  for (auto &t : threads_)
+    t.join();
+}
+
+void RuleStream::run(Family family, size_t first, size_t step) {
+  try {
+    nft::Dumper d(nfproto(family));
+    for (size_t i = first; i < jobs_.size(); i += step) {
+      std::vector<char> buf;
+      d.dump_rules(jobs_[i].table, jobs_[i].chain, [&](const nlmsghdr *m) {
+        buf.insert(buf.end(), reinterpret_cast<const char *>(m),
+                   reinterpret_cast<const char *>(m) + MNL_ALIGN(m->nlmsg_len));
+      });
+      if (stop_.load())
+        return;
+      bufs_[i] = std::move(buf);
+      ready_[i].store(true);
+      // Wake the reader only when it waits for this job.
+      if (want_.load() == i) {
+        std::lock_guard<std::mutex> lock(mu_);
+        cv_.notify_one();
+      }
+    }
+  } catch (...) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!error_)
+      error_ = std::current_exception();
+    failed_.store(true);
+    cv_.notify_one();
+  }
+}
+
+std::vector<char> RuleStream::take(size_t i) {
+  if (!ready_[i].load()) {
+    std::unique_lock<std::mutex> lock(mu_);
+    want_.store(i);
+    cv_.wait(lock, [&] { return ready_[i].load() || failed_.load(); });
+    want_.store(SIZE_MAX);
+    if (!ready_[i].load())
+      std::rethrow_exception(error_);
+  }
+  return std::move(bufs_[i]);
+}
+
+RuleAttrs rule_attrs(const nlmsghdr *m) {
+  RuleAttrs r;
+  nft::each_top(m, [&](const nlattr *a) {
+    if (mnl_attr_get_type(a) == NFTA_RULE_EXPRESSIONS)
+      r.expressions = a;
+    else if (mnl_attr_get_type(a) == NFTA_RULE_USERDATA)
+      r.userdata = a;
+  });
+  return r;
+}
+
+void read_set(const nlmsghdr *m, SetInfo &info) {
+  nft::each_top(m, [&](const nlattr *a) {
+    switch (mnl_attr_get_type(a)) {
+    case NFTA_SET_KEY_LEN:
+      info.key_len = ntohl(mnl_attr_get_u32(a));
+      break;
+    case NFTA_SET_DESC:
+      nft::each_nested(a, [&](const nlattr *x) {
+        if (mnl_attr_get_type(x) == NFTA_SET_DESC_SIZE)
+          info.size = ntohl(mnl_attr_get_u32(x));
+      });
+      break;
+    }
+  });
+}
+
+void read_set_elements(const nlmsghdr *m, SetInfo &info) {
+  nft::each_top(m, [&](const nlattr *a) {
+    if (mnl_attr_get_type(a) != NFTA_SET_ELEM_LIST_ELEMENTS)
+      return;
+    nft::each_nested(a, [&](const nlattr *el) {
+      nft::each_nested(el, [&](const nlattr *k) {
+        if (mnl_attr_get_type(k) != NFTA_SET_ELEM_KEY)
+          return;
+        nft::each_nested(k, [&](const nlattr *v) {
+          if (mnl_attr_get_type(v) != NFTA_DATA_VALUE)
+            return;
+          auto *p = static_cast<const uint8_t *>(mnl_attr_get_payload(v));
+          info.keys.emplace_back(p, p + mnl_attr_get_payload_len(v));
+        });
+      });
+    });
+  });
+}
+
+TableSets read_sets(Family family) {
+  TableSets out;
+  nft::Dumper d(nfproto(family));
+  d.dump(NFT_MSG_GETSET, "sets", {}, {}, [&](const nlmsghdr *m) {
+    SetInfo info;
+    read_set(m, info);
+    out[nft::attr_str(m, NFTA_SET_TABLE)][nft::attr_str(m, NFTA_SET_NAME)] =
+        std::move(info);
+  });
+  for (auto &[table, sets] : out)
+    for (auto &[name, info] : sets) {
+      SetInfo &si = info;
+      d.dump(NFT_MSG_GETSETELEM, "set elements", table, name,
+             [&](const nlmsghdr *m) { read_set_elements(m, si); });
+    }
+  return out;
+}
+
+bool is_policy_rule(const nlmsghdr *m, uint32_t &verdict) {
+  const nlattr *udata = nullptr, *exprs = nullptr;
+  nft::each_top(m, [&](const nlattr *a) {
+    if (mnl_attr_get_type(a) == NFTA_RULE_USERDATA)
+      udata = a;
+    else if (mnl_attr_get_type(a) == NFTA_RULE_EXPRESSIONS)
+      exprs = a;
+  });
+  if (udata == nullptr || exprs == nullptr)
+    return false;
+  // The user data's TLVs: type 1 (UDATA_TYPE_EBTABLES_POLICY) holds 1.
+  const auto *p = static_cast<const uint8_t *>(mnl_attr_get_payload(udata));
+  const uint32_t n = mnl_attr_get_payload_len(udata);
+  bool marked = false;
+  for (uint32_t i = 0; i + 2 <= n; i += 2 + p[i + 1]) {
+    const uint8_t type = p[i], len = p[i + 1];
+    if (i + 2 + len > n)
+      return false;
+    if (type == 0 && (len == 0 || p[i + 2 + len - 1] != '\0'))
+      return false; // a malformed comment fails the whole parse
+    if (type == 1 && len >= 4) {
+      uint32_t v;
+      std::memcpy(&v, p + i + 2, 4);
+      marked = v == 1;
+    }
+  }
+  if (!marked)
+    return false;
+  int index = 0;
+  bool ok = false;
+  nft::each_nested(exprs, [&](const nlattr *elem) {
+    ExprReader e(elem);
+    if (index == 0)
+      ok = e.name() == "counter";
+    else if (index == 1 && ok) {
+      ok = false;
+      if (e.name() != "immediate")
+        return;
+      const nlattr *d = e.attr(NFTA_IMMEDIATE_DATA);
+      if (d == nullptr)
+        return;
+      nft::each_nested(d, [&](const nlattr *v) {
+        if (mnl_attr_get_type(v) != NFTA_DATA_VERDICT)
+          return;
+        nft::each_nested(v, [&](const nlattr *x) {
+          if (mnl_attr_get_type(x) == NFTA_VERDICT_CODE) {
+            verdict = ntohl(mnl_attr_get_u32(x));
+            ok = verdict == NF_ACCEPT || verdict == NF_DROP;
+          }
+        });
+      });
+    }
+    ++index;
+  });
+  return ok && index >= 2;
+}
+
+void warn_legacy_tables(Family family) {
+  if (family == Family::bridge)
+    return;
+  const bool v4 = family == Family::ipv4;
+  FILE *fp = fopen(
+      v4 ? "/proc/net/ip_tables_names" : "/proc/net/ip6_tables_names", "r");
+  if (fp == nullptr)
+    return;
+  char buf[1024];
+  if (fgets(buf, sizeof(buf), fp) != nullptr) {
+    const char *p = v4 ? "ip" : "ip6";
+    fprintf(
+        stderr,
+        "# Warning: %stables-legacy tables present, use %stables-legacy-save "
+        "to see them\n",
+        p, p);
+  }
+  fclose(fp);
+}
+
+} // namespace fastrestore::save

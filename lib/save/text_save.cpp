@@ -1,0 +1,26 @@
+#include "fastrestore/text_save.h"
+
+#include <cstdio>
+
+#include "fastrestore/diagnostic.h"
+#include "save.h"
+
+namespace fastrestore {
+
+int text_save(const TextSaveOptions &opts) {
+  // The plugins print with stdio: one large buffer instead of a write per
+  // 4 KiB.
+  static char buf[1 << 20];
+  setvbuf(stdout, buf, _IOFBF, sizeof(buf));
+  try {
+    if (opts.legacy)
+      return save::save_legacy(opts);
+    return save::save_nft(opts);
+  } catch (const Error &e) {
+    fflush(stdout);
+    fprintf(stderr, "fastrestore save: %s\n", e.diag().message.c_str());
+    return e.diag().code == ExitCode::ok ? 1 : static_cast<int>(e.diag().code);
+  }
+}
+
+} // namespace fastrestore
