@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -12,6 +13,7 @@
 
 #include "../lib/ext/eb_parser.h"
 #include "../lib/snapshot/snapshot.h"
+#include "fastrestore/eb_list.h"
 #include "fastrestore/restore.h"
 #include "fastrestore/tables.h"
 #include "fastrestore/version.h"
@@ -150,6 +152,9 @@ int ebtables_main(int argc, char **argv) {
   bool init = false;
   const char *env = getenv("EBTABLES_ATOMIC_FILE");
   std::string atomic = env != nullptr ? env : "", atomic_op;
+  bool list = false;
+  EbListOptions list_opts;
+  std::vector<std::string> list_flags;
   for (int i = first; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "-t" || a == "--table") {
@@ -175,11 +180,20 @@ int ebtables_main(int argc, char **argv) {
     } else if (a == "--atomic-init" || a == "--atomic-save" ||
                a == "--atomic-commit") {
       atomic_op = a;
-    } else if (a == "-L" || a == "--list" || a == "--Lc" || a == "--Ln" ||
-               a == "--Lx" || a == "--Lmac2") {
-      return usage_error(a + " is not implemented yet (listing comes with "
-                             "the text save); use ebtables-nft-save to "
-                             "read the tables");
+    } else if (a == "-L" || a == "--list") {
+      list = true;
+      // An optional chain name follows, as in ebtables.
+      if (i + 1 < argc && argv[i + 1][0] != '-')
+        list_opts.chain = argv[++i];
+    } else if (a == "--Lc") {
+      list_flags.push_back(a);
+      list_opts.counters = true;
+    } else if (a == "--Ln") {
+      list_flags.push_back(a);
+      list_opts.line_numbers = true;
+    } else if (a == "--Lx" || a == "--Lmac2") {
+      // Accepted and, as in ebtables-nft, without effect on the listing.
+      list_flags.push_back(a);
     } else {
       words.push_back(a);
     }
@@ -189,6 +203,20 @@ int ebtables_main(int argc, char **argv) {
     std::cerr << "fastrestore ebtables: table '" << table
               << "' does not exist\n";
     return 3;
+  }
+  if (!list && !list_flags.empty())
+    return usage_error("Use " + list_flags.front() + " with -L");
+  if (list) {
+    if (!words.empty() || init || !atomic_op.empty())
+      return usage_error("-L takes no other command (-L -Z is not "
+                         "supported: zero with -Z on its own)");
+    if (std::find(list_flags.begin(), list_flags.end(), "--Lx") !=
+            list_flags.end() &&
+        list_opts.line_numbers)
+      return usage_error("--Lx is not compatible with --Ln");
+    list_opts.table = table;
+    list_opts.atomic_file = atomic;
+    return ebtables_list(list_opts);
   }
   if (!atomic_op.empty() || !atomic.empty())
     return atomic_main(atomic, atomic_op, table, words);

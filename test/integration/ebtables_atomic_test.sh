@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# ebtables atomic files: init, rules appended through the file, commit,
-# save, commit again, must give what building the same table with
+# ebtables atomic files: init, rules appended through the file, listed
+# from the file, commit, save, commit again, must give what building the same table with
 # ebtables-nft gives (ebtables-nft-save and nft list ruleset); a damaged
 # file is refused and changes nothing.
 #   ebtables_atomic_test.sh FASTRESTORE
@@ -29,6 +29,7 @@ unshare -n bash -c '
     ebtables-nft-restore
   while IFS= read -r l; do eval "ebtables-nft $l"; done < "$tmp/rules"
   state > "$tmp/want"
+  for o in "" --Ln --Lc; do ebtables-nft -L $o; done > "$tmp/want.list"
   nft flush ruleset
   export EBTABLES_ATOMIC_FILE=$tmp/file
   $fr ebtables --atomic-init || exit 1
@@ -36,9 +37,14 @@ unshare -n bash -c '
   $fr ebtables --atomic-file "$tmp/other" --atomic-init || exit 1
   while IFS= read -r l; do eval "$fr ebtables $l" || exit 1; done < "$tmp/rules"
   [ "$(state)" = "" ] || { echo "appending to the file changed the kernel"; exit 1; }
+  # -L lists the file as ebtables-nft lists the same table in the kernel.
+  for o in "" --Ln --Lc; do $fr ebtables -L $o; done > "$tmp/file.list"
+  diff -u "$tmp/want.list" "$tmp/file.list" || exit 1
   $fr ebtables --atomic-commit || exit 1
   state | diff -u "$tmp/want" - || exit 1
   $fr ebtables --atomic-file "$tmp/saved" --atomic-save || exit 1
+  for o in "" --Ln --Lc; do $fr ebtables --atomic-file "$tmp/saved" -L $o
+  done | diff -u "$tmp/want.list" - || exit 1
   nft flush ruleset
   $fr ebtables --atomic-file "$tmp/saved" --atomic-commit || exit 1
   state | diff -u "$tmp/want" - || exit 1

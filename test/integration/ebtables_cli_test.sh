@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # fastrestore ebtables against ebtables-nft: the same commands, one
 # process each, into two fresh namespaces; every command must exit with the
-# same status and the tables must end up the same (ebtables-nft-save and
+# same status and print the same (-L listings), and the tables must end up
+# the same (ebtables-nft-save and
 # nft list ruleset). A program named ebtables (a symlink) must act alike.
 #   ebtables_cli_test.sh FASTRESTORE
 set -u
@@ -19,6 +20,8 @@ cat > "$tmp/commands" <<'CMDS'
 -N foo
 -A foo -p ARP --arp-op Request -j ACCEPT
 -A INPUT -j foo
+-L
+-L foo --Ln
 -I INPUT 2 -s 00:11:22:33:44:55 -j DROP
 -P FORWARD DROP
 -t nat -A POSTROUTING -o eth1 -j snat --to-source 00:11:22:33:44:66
@@ -26,6 +29,12 @@ cat > "$tmp/commands" <<'CMDS'
 -E foo bar
 -Z
 -A INPUT --among-src 00:11:22:33:44:55,00:11:22:33:44:77 -j DROP
+-L --Lc
+-t nat -L --Ln --Lc
+-L nosuch
+--Lc
+-L --Lx --Ln
+-L --Lmac2 --Lx
 -F bar
 -A bar -p IPv6 -j DROP
 -X bar
@@ -42,6 +51,7 @@ cat > "$tmp/commands" <<'CMDS'
 -D baz 3
 -D baz 2
 -D baz 1
+-L baz
 -t nat --init-table
 -t nat -A OUTPUT -j ACCEPT
 --init-table
@@ -53,7 +63,7 @@ run() { # OUT COMMAND...
   unshare -n bash -c '
     out=$1; shift
     while IFS= read -r line; do
-      eval "$* $line" > /dev/null 2>&1
+      eval "$* $line" >> "$out.stdout" 2> /dev/null
       echo "$? $line" >> "$out.status"
     done < "$0"
     ebtables-nft-save | grep -v "^#" > "$out.save"
@@ -65,7 +75,7 @@ run "$tmp/fr" "$fr" ebtables
 run "$tmp/link" "$tmp/ebtables"
 fail=0
 for v in fr link; do
-  for f in status save nft; do
+  for f in status stdout save nft; do
     if ! diff -u "$tmp/ref.$f" "$tmp/$v.$f"; then
       echo "FAILED: $v $f differs from ebtables-nft"
       fail=1

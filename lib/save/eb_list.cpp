@@ -1,0 +1,229 @@
+// `ebtables -L` as ebtables-nft 1.8.9 prints it: "Bridge table:", then
+// per chain (base chains by hook, user chains by name) a header with the
+// number of rules and the policy (a user chain's reads RETURN), and each
+// rule in ebtables' own form. The same reading as the text save, from the
+// kernel or from an atomic file's messages.
+#include "fastrestore/eb_list.h"
+
+#include <linux/netfilter.h>
+#include <linux/netfilter/nf_tables.h>
+#include <linux/netfilter/nfnetlink.h>
+
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../backend/nft/attrs.h"
+#include "../backend/nft/dumper.h"
+#include "../ext/eb_parser.h"
+#include "../snapshot/file.h"
+#include "../snapshot/format.h"
+#include "fastrestore/diagnostic.h"
+#include "fastrestore/tables.h"
+#include "kernel_rules.h"
+#include "print.h"
+
+namespace fastrestore {
+namespace {
+
+// A table as listed: its chains and each chain's rule messages.
+struct Listing {
+  save::KernelTable table;
+  std::map<const save::KernelChain *, std::vector<const nlmsghdr *>> rules;
+  save::TableSets sets;
+  std::vector<std::vector<char>> bufs; // owns kernel messages
+  bool found = false;
+};
+
+void read_kernel(const EbListOptions &opts, Listing &l) {
+  std::vector<save::KernelTable> tables =
+      save::read_kernel_tables(Family::bridge, {opts.table});
+  if (!tables.empty()) {
+    l.table = std::move(tables.front());
+    l.found = true;
+  }
+  std::vector<save::RuleStream::Job> jobs;
+  for (auto &c : l.table.chains)
+    jobs.push_back({opts.table, c->name});
+  save::RuleStream stream(Family::bridge, jobs);
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    l.bufs.push_back(stream.take(i));
+    auto &rules = l.rules[l.table.chains[i].get()];
+    save::each_message(l.bufs.back(),
+                       [&](const nlmsghdr *m) { rules.push_back(m); });
+  }
+  l.sets = save::read_sets(Family::bridge);
+}
+
+// An atomic file's messages: the table's chains (a later message for the
+// same chain wins, as in the batch), rules, sets and elements.
+void read_file(const snapshot::View &view, const EbListOptions &opts,
+               Listing &l) {
+  l.table.name = opts.table;
+  std::map<std::string, save::KernelChain *> by_name;
+  std::vector<std::pair<std::string, const nlmsghdr *>> rules;
+  std::string_view objs = view.objects();
+  for (size_t at = 0; at + sizeof(nlmsghdr) <= objs.size();) {
+    auto *m = reinterpret_cast<const nlmsghdr *>(objs.data() + at);
+    at += MNL_ALIGN(m->nlmsg_len);
+    if (nft::attr_str(m, 1) != opts.table) // NFTA_*_TABLE
+      continue;
+    switch (NFNL_MSG_TYPE(m->nlmsg_type)) {
+    case NFT_MSG_NEWTABLE:
+      l.found = true;
+      break;
+    case NFT_MSG_NEWCHAIN: {
+      std::string table;
+      auto c = save::parse_chain(m, table);
+      auto it = by_name.find(c->name);
+      if (it != by_name.end()) {
+        *it->second = *c;
+      } else {
+        by_name[c->name] = c.get();
+        l.table.chains.push_back(std::move(c));
+      }
+      break;
+    }
+    case NFT_MSG_NEWRULE:
+      rules.emplace_back(nft::attr_str(m, NFTA_RULE_CHAIN), m);
+      break;
+    case NFT_MSG_NEWSET: {
+      save::SetInfo info;
+      save::read_set(m, info);
+      l.sets[opts.table][nft::attr_str(m, NFTA_SET_NAME)] = std::move(info);
+      break;
+    }
+    case NFT_MSG_NEWSETELEM: {
+      auto &info = l.sets[opts.table][nft::attr_str(m, NFTA_SET_ELEM_LIST_SET)];
+      save::read_set_elements(m, info);
+      break;
+    }
+    }
+  }
+  for (const auto &[chain, m] : rules) {
+    auto it = by_name.find(chain);
+    if (it != by_name.end())
+      l.rules[it->second].push_back(m);
+  }
+}
+
+} // namespace
+
+int ebtables_list(const EbListOptions &opts) {
+  static std::unique_ptr<EbParser> plugins;
+  plugins = std::make_unique<EbParser>();
+  const BuiltinTable *bt = find_builtin_table(opts.table, Family::bridge);
+  if (bt == nullptr) {
+    fprintf(stderr, "fastrestore ebtables: table '%s' does not exist\n",
+            opts.table.c_str());
+    return 3;
+  }
+  Listing l;
+  std::unique_ptr<snapshot::MappedFile> file;
+  std::unique_ptr<snapshot::View> view;
+  try {
+    if (opts.atomic_file.empty()) {
+      read_kernel(opts, l);
+    } else {
+      file = std::make_unique<snapshot::MappedFile>(opts.atomic_file);
+      view = std::make_unique<snapshot::View>(file->bytes());
+      read_file(*view, opts, l);
+      if (!l.found) {
+        fprintf(stderr, "fastrestore ebtables: %s holds no table %s\n",
+                opts.atomic_file.c_str(), opts.table.c_str());
+        return 1;
+      }
+    }
+  } catch (const snapshot::SnapshotError &e) {
+    fprintf(stderr, "fastrestore ebtables: %s\n", e.what());
+    return 1;
+  } catch (const Error &e) {
+    fprintf(stderr, "fastrestore ebtables: %s\n", e.diag().message.c_str());
+    return 1;
+  }
+  save::TableView v = save::table_view(l.found ? &l.table : nullptr, *bt);
+  // A policy rule ends a chain: its verdict is the policy (which the
+  // listing shows for base chains only), and it is not listed.
+  for (auto *c : v.chains) {
+    auto &rules = l.rules[c];
+    uint32_t verdict = 0;
+    if (!rules.empty() && save::is_policy_rule(rules.back(), verdict)) {
+      c->has_policy = true;
+      c->policy = verdict;
+      rules.pop_back();
+    }
+  }
+  std::vector<save::KernelChain *> chains;
+  for (auto *c : v.chains)
+    if (opts.chain.empty() || c->name == opts.chain)
+      chains.push_back(c);
+  bool compatible = !chains.empty() || opts.chain.empty();
+  const auto &table_sets = l.sets[opts.table];
+  save::SetResolver resolve =
+      [&](const std::string &set) -> const save::SetInfo * {
+    auto it = table_sets.find(set);
+    return it != table_sets.end() ? &it->second : nullptr;
+  };
+  // Decoded first: a rule iptables cannot read makes the whole listing an
+  // error, printed before anything else.
+  std::vector<std::vector<save::SavedRule>> decoded;
+  for (auto *c : chains) {
+    decoded.emplace_back();
+    for (const nlmsghdr *m : l.rules[c]) {
+      save::RuleAttrs a = save::rule_attrs(m);
+      decoded.back().push_back(save::decode_rule(a.expressions, a.userdata,
+                                                 Family::bridge, &resolve));
+      if (!decoded.back().back().compatible)
+        compatible = false;
+    }
+  }
+  if (!compatible) {
+    if (opts.chain.empty())
+      fprintf(stderr,
+              "fastrestore ebtables: table `%s' is incompatible, use 'nft' "
+              "tool.\n",
+              opts.table.c_str());
+    else
+      fprintf(stderr,
+              "fastrestore ebtables: chain `%s' in table `%s' is "
+              "incompatible, use 'nft' tool.\n",
+              opts.chain.c_str(), opts.table.c_str());
+    return 1;
+  }
+  save::BridgeFormat fmt;
+  fmt.c_counters = opts.counters;
+  fmt.ebt_save = false;
+  printf("Bridge table: %s\n\n", opts.table.c_str());
+  for (size_t i = 0; i < chains.size(); ++i) {
+    const save::KernelChain *c = chains[i];
+    if (i > 0)
+      printf("\n");
+    const char *policy = c->base && c->has_policy
+                             ? (c->policy == NF_DROP     ? "DROP"
+                                : c->policy == NF_ACCEPT ? "ACCEPT"
+                                                         : nullptr)
+                             : nullptr;
+    printf("Bridge chain: %s, entries: %zu, policy: %s\n", c->name.c_str(),
+           decoded[i].size(), policy != nullptr ? policy : "RETURN");
+    unsigned n = 0;
+    for (const auto &r : decoded[i]) {
+      ++n;
+      if (!r.errors.empty()) {
+        fflush(stdout);
+        for (const auto &e : r.errors)
+          fprintf(stderr, "Error: %s\n", e.c_str());
+        fprintf(stderr, "fastrestore ebtables: Parsing nftables rule failed\n");
+        return 3;
+      }
+      if (opts.line_numbers)
+        printf("%u ", n);
+      save::print_bridge_body(r, fmt);
+    }
+  }
+  fflush(stdout);
+  return 0;
+}
+
+} // namespace fastrestore
