@@ -123,6 +123,9 @@ private:
   bool append_before_policy(Command &cmd, std::vector<Op> &out);
   struct Chain;
   std::optional<uint32_t> policy_of(const Chain &c) const;
+  bool chain_exists_now(const std::string &chain);
+  void drop_policy_rule(const std::string &chain, Chain &c, const Location &loc,
+                        std::vector<Op> &out);
   void keep_policy(const std::string &chain, const Location &loc,
                    std::optional<uint32_t> verdict, std::vector<Op> &out);
 

@@ -87,6 +87,35 @@ void OpPlanner::add_rules(Command &cmd, std::vector<Op> &out) {
 
 // The verdict of ebtables-nft's policy rule when it ends chain `c` (a rule
 // marked in its user data: type 1, length 4, value 1).
+bool OpPlanner::chain_exists_now(const std::string &chain) {
+  if (model_)
+    return model_->count(chain) > 0;
+  // The block's own creations and deletions so far, newest first; then
+  // the kernel (one GETCHAIN).
+  for (auto it = log_.rbegin(); it != log_.rend(); ++it) {
+    const auto &[ev, name, id] = *it;
+    if (name != chain)
+      continue;
+    if (ev == Event::create)
+      return true;
+    if (ev == Event::remove)
+      return false;
+  }
+  return kernel_.chain_exists && kernel_.chain_exists(chain);
+}
+
+// ebtables-nft deletes a user chain's policy rule with the chain (the
+// kernel refuses to delete a chain that holds rules).
+void OpPlanner::drop_policy_rule(const std::string &chain, Chain &c,
+                                 const Location &loc, std::vector<Op> &out) {
+  if (family_ != Family::bridge || c.base || !policy_of(c))
+    return;
+  Op del = chain_op(OpKind::rule_delete, chain, loc, *table_);
+  del.ref = c.rules.back();
+  c.rules.pop_back();
+  out.push_back(std::move(del));
+}
+
 std::optional<uint32_t> OpPlanner::policy_of(const Chain &c) const {
   if (c.rules.empty() || c.rules.back().handle == 0)
     return std::nullopt;
@@ -254,7 +283,8 @@ void OpPlanner::plan_noflush(Command &cmd, std::vector<Op> &out) {
     plan_positional(cmd, out);
     break;
   case CommandKind::new_chain:
-    if (find_builtin_chain(*table_, cmd.chain))
+    // iptables-nft and ebtables-nft look the chain up before they add it.
+    if (find_builtin_chain(*table_, cmd.chain) || chain_exists_now(cmd.chain))
       line_failed(cmd.loc, "Chain already exists.");
     known_.insert(cmd.chain);
     out.push_back(chain_op(OpKind::chain_new, cmd.chain, cmd.loc, *table_));
@@ -274,6 +304,8 @@ void OpPlanner::plan_noflush(Command &cmd, std::vector<Op> &out) {
         const Chain &c = it->second;
         if (!flush && c.base && (!c.rules.empty() || !c.accept))
           continue;
+        if (!flush)
+          drop_policy_rule(name, it->second, cmd.loc, out);
         Op op = chain_op(flush ? OpKind::chain_flush : OpKind::chain_delete,
                          name, cmd.loc, *table_);
         op.chain_handle = c.handle;
@@ -305,6 +337,9 @@ void OpPlanner::plan_noflush(Command &cmd, std::vector<Op> &out) {
     if (flush && family_ == Family::bridge &&
         !find_builtin_chain(*table_, cmd.chain))
       policy = policy_of(model_chain(cmd));
+    if (!flush && family_ == Family::bridge &&
+        !find_builtin_chain(*table_, cmd.chain))
+      drop_policy_rule(cmd.chain, model_chain(cmd), cmd.loc, out);
     out.push_back(std::move(op));
     record(flush ? Event::flush : Event::remove, cmd.chain);
     keep_policy(cmd.chain, cmd.loc, policy, out);

@@ -52,6 +52,13 @@ cat > "$tmp/commands" <<'CMDS'
 -D baz 2
 -D baz 1
 -L baz
+-X baz
+-N pol
+-N pol
+-A pol -j ACCEPT
+-X pol
+-A FORWARD --among-dst 00:11:22:33:44:55 -j DROP
+-Z
 -t nat --init-table
 -t nat -A OUTPUT -j ACCEPT
 --init-table

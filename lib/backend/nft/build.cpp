@@ -126,17 +126,25 @@ void emit_op(Batch &b, const Op &op, const std::string &table, Family family,
       throw std::bad_alloc();
     nftnl_rule_nlmsg_parse(
         reinterpret_cast<const nlmsghdr *>(op.message.data()), r.get());
+    // Only a rule with something counted is written again, as iptables-nft
+    // does (a rule bound to an anonymous set could not replace itself).
+    bool counted = false;
     nftnl_expr_foreach(
         r.get(),
-        [](nftnl_expr *e, void *) {
+        [](nftnl_expr *e, void *data) {
           if (std::strcmp(nftnl_expr_get_str(e, NFTNL_EXPR_NAME), "counter") ==
-              0) {
+                  0 &&
+              (nftnl_expr_get_u64(e, NFTNL_EXPR_CTR_PACKETS) != 0 ||
+               nftnl_expr_get_u64(e, NFTNL_EXPR_CTR_BYTES) != 0)) {
             nftnl_expr_set_u64(e, NFTNL_EXPR_CTR_PACKETS, 0);
             nftnl_expr_set_u64(e, NFTNL_EXPR_CTR_BYTES, 0);
+            *static_cast<bool *>(data) = true;
           }
           return 0;
         },
-        nullptr);
+        &counted);
+    if (!counted)
+      break;
     // The dump lacks the protocol compat expressions are checked with.
     Compat compat =
         rule_compat(reinterpret_cast<const nlmsghdr *>(op.message.data()));
