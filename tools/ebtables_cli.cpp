@@ -1,6 +1,8 @@
 #include "ebtables_cli.h"
 
+#include <sched.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -46,9 +48,11 @@ const char kUsage[] =
     "Commands: -A CHAIN RULE, -I CHAIN [N] RULE, -D CHAIN RULE,\n"
     "  -D CHAIN N[:M], -P CHAIN POLICY, -N CHAIN, -X [CHAIN],\n"
     "  -E OLD NEW, -F [CHAIN], -Z [CHAIN], --init-table.\n"
+    "  -L [CHAIN] [--Ln] [--Lc] [--Lx] [--Lmac2].\n"
     "Atomic files (--atomic-file FILE, or EBTABLES_ATOMIC_FILE):\n"
-    "  --atomic-init, --atomic-save, --atomic-commit, and -A and -P\n"
-    "  on a built-in chain, appended to the file.\n"
+    "  --atomic-init, --atomic-save, --atomic-commit; every other command\n"
+    "  works on the file (-A to a built-in chain appends without reading\n"
+    "  it).\n"
     "Rules are written as for ebtables; each command is one nf_tables\n"
     "transaction.\n";
 
@@ -75,9 +79,89 @@ bool range(const std::string &s, unsigned &a, unsigned &b) {
   return true;
 }
 
+// One ebtables command (or --init-table) as one --noflush block against
+// the kernel of the current network namespace.
+int kernel_command(const std::string &table,
+                   const std::vector<std::string> &words, bool init) {
+  RestoreConfig cfg;
+  cfg.family = Family::bridge;
+  cfg.command_line = true;
+  std::string text = "*" + table + "\n";
+  if (init) {
+    if (!words.empty())
+      return usage_error("--init-table takes no other command");
+    // An empty block: the table goes, as with ebtables-nft, whose next
+    // command makes the built-in chains again, accepting.
+  } else {
+    if (words.empty())
+      return usage_error("no command specified");
+    cfg.noflush = true;
+    unsigned a, b;
+    if (words.size() == 3 && (words[0] == "-D" || words[0] == "--delete") &&
+        range(words[2], a, b)) {
+      // Rules a..b: deleting rule a that many times.
+      for (unsigned n = a; n <= b; ++n)
+        text += "-D " + quote(words[1]) + " " + std::to_string(a) + "\n";
+    } else {
+      for (size_t i = 0; i < words.size(); ++i)
+        text += (i ? " " : "") + quote(words[i]);
+      text += "\n";
+    }
+  }
+  text += "COMMIT\n";
+  int fd = memfd_create("ebtables-command", MFD_CLOEXEC);
+  if (fd < 0 ||
+      write(fd, text.data(), text.size()) !=
+          static_cast<ssize_t>(text.size()) ||
+      lseek(fd, 0, SEEK_SET) != 0) {
+    std::cerr << "fastrestore ebtables: " << std::strerror(errno) << "\n";
+    return 1;
+  }
+  std::unique_ptr<nft::Transport> transport;
+  try {
+    transport = nft::make_netlink_transport();
+  } catch (const Error &e) {
+    std::cerr << format_diagnostic(e.diag());
+    close(fd);
+    return static_cast<int>(e.diag().code);
+  }
+  int rc = run_restore(fd, cfg, transport.get(), std::cerr);
+  close(fd);
+  return rc;
+}
+
+// Runs fn in a child process inside a new, empty network namespace and
+// returns its exit status.
+template <class F> int in_private_netns(F fn) {
+  std::cout.flush();
+  pid_t pid = fork();
+  if (pid < 0) {
+    std::cerr << "fastrestore ebtables: fork: " << std::strerror(errno) << "\n";
+    return 1;
+  }
+  if (pid == 0) {
+    int rc = 1;
+    if (unshare(CLONE_NEWNET) != 0)
+      std::cerr << "fastrestore ebtables: a private network namespace for "
+                   "the atomic file: "
+                << std::strerror(errno) << "\n";
+    else
+      rc = fn();
+    std::cout.flush();
+    std::cerr.flush();
+    fflush(nullptr);
+    _exit(rc);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
 // The atomic file options: init, save and commit, or -A on the file.
 int atomic_main(const std::string &file, const std::string &op,
-                const std::string &table, std::vector<std::string> &words) {
+                const std::string &table, std::vector<std::string> &words,
+                bool init) {
   if (file.empty())
     return usage_error(op + " needs --atomic-file FILE (or "
                             "EBTABLES_ATOMIC_FILE)");
@@ -94,16 +178,40 @@ int atomic_main(const std::string &file, const std::string &op,
     } else if (op == "--atomic-commit") {
       snapshot::commit(file, opts, std::cout);
     } else {
-      if (words.size() == 3 && (words[0] == "-P" || words[0] == "--policy")) {
+      const BuiltinTable *policy_table =
+          find_builtin_table(table, Family::bridge);
+      if (words.size() == 3 && (words[0] == "-P" || words[0] == "--policy") &&
+          policy_table != nullptr &&
+          find_builtin_chain(*policy_table, words[1]) != nullptr) {
         snapshot::atomic_policy(file, table, words[1], words[2]);
         return 0;
       }
-      if (words.size() < 2 || (words[0] != "-A" && words[0] != "--append"))
-        return usage_error("only -A and -P work on an atomic file yet");
       const BuiltinTable *bt = find_builtin_table(table, Family::bridge);
-      if (bt == nullptr || find_builtin_chain(*bt, words[1]) == nullptr)
-        return usage_error("-A on an atomic file takes a built-in chain "
-                           "(user chains are not supported there yet)");
+      const bool append_builtin =
+          words.size() >= 2 && (words[0] == "-A" || words[0] == "--append") &&
+          bt != nullptr && find_builtin_chain(*bt, words[1]) != nullptr;
+      if (!append_builtin) {
+        // Any other command: the file's table is committed into a private
+        // network namespace, the command runs there as against the
+        // kernel, and the table is saved back (atomically). Its cost
+        // grows with the file; appends to built-in chains do not.
+        return in_private_netns([&] {
+          try {
+            snapshot::commit(file, opts, std::cout);
+            int rc = kernel_command(table, words, init);
+            if (rc != 0)
+              return rc;
+            snapshot::Options save_opts = opts;
+            save_opts.counters = true;
+            save_opts.table = table;
+            snapshot::save(file, save_opts);
+            return 0;
+          } catch (const snapshot::SnapshotError &e) {
+            std::cerr << "fastrestore ebtables: " << e.what() << "\n";
+            return 1;
+          }
+        });
+      }
       std::vector<Token> tokens;
       std::string source;
       for (const auto &w : words) {
@@ -219,52 +327,8 @@ int ebtables_main(int argc, char **argv) {
     return ebtables_list(list_opts);
   }
   if (!atomic_op.empty() || !atomic.empty())
-    return atomic_main(atomic, atomic_op, table, words);
-  RestoreConfig cfg;
-  cfg.family = Family::bridge;
-  cfg.command_line = true;
-  std::string text = "*" + table + "\n";
-  if (init) {
-    if (!words.empty())
-      return usage_error("--init-table takes no other command");
-    // An empty block: the table goes, as with ebtables-nft, whose next
-    // command makes the built-in chains again, accepting.
-  } else {
-    if (words.empty())
-      return usage_error("no command specified");
-    cfg.noflush = true;
-    unsigned a, b;
-    if (words.size() == 3 && (words[0] == "-D" || words[0] == "--delete") &&
-        range(words[2], a, b)) {
-      // Rules a..b: deleting rule a that many times.
-      for (unsigned n = a; n <= b; ++n)
-        text += "-D " + quote(words[1]) + " " + std::to_string(a) + "\n";
-    } else {
-      for (size_t i = 0; i < words.size(); ++i)
-        text += (i ? " " : "") + quote(words[i]);
-      text += "\n";
-    }
-  }
-  text += "COMMIT\n";
-  int fd = memfd_create("ebtables-command", MFD_CLOEXEC);
-  if (fd < 0 ||
-      write(fd, text.data(), text.size()) !=
-          static_cast<ssize_t>(text.size()) ||
-      lseek(fd, 0, SEEK_SET) != 0) {
-    std::cerr << "fastrestore ebtables: " << std::strerror(errno) << "\n";
-    return 1;
-  }
-  std::unique_ptr<nft::Transport> transport;
-  try {
-    transport = nft::make_netlink_transport();
-  } catch (const Error &e) {
-    std::cerr << format_diagnostic(e.diag());
-    close(fd);
-    return static_cast<int>(e.diag().code);
-  }
-  int rc = run_restore(fd, cfg, transport.get(), std::cerr);
-  close(fd);
-  return rc;
+    return atomic_main(atomic, atomic_op, table, words, init);
+  return kernel_command(table, words, init);
 }
 
 } // namespace fastrestore

@@ -20,6 +20,27 @@ cat > "$tmp/rules" <<'RULES'
 -P FORWARD DROP
 -A FORWARD -j ACCEPT
 RULES
+cat > "$tmp/commands" <<'CMDS'
+-A FORWARD -j ACCEPT
+-N user
+-A user -p IPv4 -j DROP
+-P user RETURN
+-I FORWARD 1 -j user
+-A user --among-src 00:11:22:33:44:55 -j ACCEPT
+-I user 2 -p ARP -j ACCEPT
+-D user -p IPv4 -j DROP
+-N other
+-E other renamed
+-A renamed -j CONTINUE
+-F renamed
+-X renamed
+-D FORWARD 2
+-A nosuch -j ACCEPT
+-N user
+-P FORWARD DROP
+-Z
+-A INPUT --bogus
+CMDS
 unshare -n bash -c '
   set -u
   fr=$1 tmp=$2
@@ -56,5 +77,28 @@ unshare -n bash -c '
   $fr ebtables --atomic-file "$tmp/cut" -A INPUT -j DROP 2> "$tmp/err" && exit 1
   grep -q "damaged" "$tmp/err" || { cat "$tmp/err"; exit 1; }
   [ "$(state)" = "$before" ] || { echo "a refused file changed the kernel"; exit 1; }
+  # Every other command on a file acts as it acts on the kernel: the same
+  # exit statuses, and the committed file equals the table ebtables-nft
+  # builds with the same commands.
+  nft flush ruleset
+  printf "*filter\n:INPUT ACCEPT\n:FORWARD ACCEPT\n:OUTPUT ACCEPT\nCOMMIT\n" |
+    ebtables-nft-restore
+  : > "$tmp/want.status"
+  while IFS= read -r l; do
+    eval "ebtables-nft $l" > /dev/null 2>&1
+    echo "$? $l" >> "$tmp/want.status"
+  done < "$tmp/commands"
+  state > "$tmp/want2"
+  nft flush ruleset
+  $fr ebtables --atomic-file "$tmp/f2" --atomic-init || exit 1
+  : > "$tmp/got.status"
+  while IFS= read -r l; do
+    eval "$fr ebtables --atomic-file $tmp/f2 $l" > /dev/null 2>&1
+    echo "$? $l" >> "$tmp/got.status"
+  done < "$tmp/commands"
+  [ "$(state)" = "" ] || { echo "commands on the file changed the kernel"; exit 1; }
+  diff -u "$tmp/want.status" "$tmp/got.status" || exit 1
+  $fr ebtables --atomic-file "$tmp/f2" --atomic-commit || exit 1
+  state | diff -u "$tmp/want2" - || exit 1
   echo "ok: atomic files"
 ' _ "$fr" "$tmp"
