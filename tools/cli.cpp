@@ -97,6 +97,9 @@ int cli_main(int argc, char **argv) {
     ("counters,c", "restore packet and byte counters")
     ("noflush,n", "add to the tables instead of replacing them")
     ("test,t", "parse, check and build the transactions, send nothing")
+    ("stats", "after each COMMIT, print its costs to stderr: reading and "
+     "parsing, extensions, batch building, kernel time, bytes sent, rules, "
+     "peak RSS")
     ("verbose,v", po::value<std::vector<std::string>>()->zero_tokens()->composing(),
      "name each chain flushed or deleted and list each rule added, "
      "as iptables-restore -v does")
@@ -172,6 +175,7 @@ int cli_main(int argc, char **argv) {
   cfg.noflush = vm.count("noflush") > 0;
   cfg.test = vm.count("test") > 0;
   cfg.verbose = vm.count("verbose") ? 1 : 0;
+  cfg.stats = vm.count("stats") > 0;
   if (!wait.empty() && !all_digits(wait.c_str())) {
     std::cerr << "fastrestore: wait seconds must be a number\n";
     return 2;

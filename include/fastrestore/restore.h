@@ -29,6 +29,7 @@ struct RestoreConfig {
   std::string input_name;    // file name for messages; empty for stdin
   bool command_line = false; // one command of the ebtables command line:
                              // messages name no line
+  bool stats = false;        // --stats: per-phase costs after each COMMIT
 };
 
 // Returns the process exit status (0, or the failing class's status) after

@@ -23,6 +23,7 @@
 #include "fastrestore/tables.h"
 #include "fastrestore/xt_parser.h"
 #include "line_reader.h"
+#include "stats_sink.h"
 
 namespace fastrestore {
 namespace {
@@ -404,10 +405,16 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
           cfg, [&] { return locate_legacy_failure(cfg, xt, text); });
     else
       writer = std::make_unique<BlockWriter>(cfg, transport, xt, text);
+    std::unique_ptr<StatsSink> stats;
+    BlockSink *sink = writer.get();
+    if (cfg.stats) {
+      stats = std::make_unique<StatsSink>(*writer, err);
+      sink = stats.get();
+    }
     RestoreParser parser(xt,
                          ParseOptions{cfg.counters, cfg.table, cfg.verbose > 0,
                                       cfg.family == Family::bridge},
-                         *writer);
+                         *sink);
     LineReader reader(fd);
     std::string_view line;
     int lineno = 0;

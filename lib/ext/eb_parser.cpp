@@ -3,6 +3,8 @@
 // file holds, written for fastrestore with word positions in errors.
 #include "eb_parser.h"
 
+#include "fastrestore/stats.h"
+
 #include <getopt.h>
 #include <netinet/ether.h>
 #include <xtables.h>
@@ -663,6 +665,7 @@ void EbParser::announce_chain(const std::string &name) {
 Command EbParser::parse(std::vector<Token> &words, const std::string &,
                         int line, std::string_view source,
                         const std::pair<uint64_t, uint64_t> *) {
+  PhaseTimer timer(phase_stats().extensions_s);
   xtables_set_params(&g_eb);
   xtables_set_nfproto(NFPROTO_BRIDGE);
   Line l(words);

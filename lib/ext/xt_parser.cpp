@@ -5,6 +5,8 @@
 // loop. It is written for fastrestore and adds word positions to errors.
 #include "fastrestore/xt_parser.h"
 
+#include "fastrestore/stats.h"
+
 #include <arpa/inet.h>
 #include <getopt.h>
 #include <net/if.h>
@@ -116,6 +118,7 @@ void XtParser::announce_chain(const std::string &name) {
 Command XtParser::parse(std::vector<Token> &words, const std::string &table,
                         int line, std::string_view source,
                         const std::pair<uint64_t, uint64_t> *counters) {
+  PhaseTimer timer(phase_stats().extensions_s);
   Command cmd;
   if (fast_on_ && fast_->parse(words, table, line, counters, cmd))
     return cmd;

@@ -79,6 +79,14 @@ out=$(unshare -n bash -c "
 ")
 check "each COMMIT is applied as it arrives" test "$(echo $out)" = "1 1"
 
+# --stats: one line per COMMIT on stderr, with the block's rules and bytes.
+printf '*filter\n-A INPUT -j ACCEPT\n-A INPUT -j DROP\nCOMMIT\n*nat\n-A OUTPUT -j ACCEPT\nCOMMIT\n' > "$tmp/two.rules"
+unshare -n "$fr" --stats < "$tmp/two.rules" 2> "$tmp/err" > /dev/null; rc=$?
+check "--stats: one line per COMMIT" test "$rc" = 0 -a "$(grep -c '^fastrestore: stats: ' "$tmp/err")" = 2
+check "--stats: the rules and phases of a block" grep -q '^fastrestore: stats: \*filter (lines 1-4): 2 rules; read and parse [0-9.]* ms, extensions [0-9.]* ms, batch [0-9.]* ms, kernel [0-9.]* ms, total [0-9.]* ms; [1-9][0-9]* bytes sent; peak RSS [1-9][0-9]* KiB$' "$tmp/err"
+unshare -n "$fr" --legacy --stats < "$tmp/two.rules" 2> "$tmp/err" > /dev/null; rc=$?
+check "--stats with --legacy" test "$rc" = 0 -a "$(grep -c '^fastrestore: stats: \*nat (lines 5-7): 1 rules' "$tmp/err")" = 1
+
 # --legacy takes the xtables lock as iptables-legacy-restore does: -w N
 # gives up after N seconds (status 4), without -w it waits.
 export XTABLES_LOCKFILE="$tmp/xtables.lock"

@@ -1,5 +1,6 @@
 // See image.h.
 #include "image.h"
+#include "fastrestore/stats.h"
 
 #include "sockopt.h"
 
@@ -319,9 +320,13 @@ public:
     // The closing ERROR entry.
     write_error(base + offset - kHead, "ERROR");
 
-    if (setsockopt(fd_, T::level, T::set_replace, repl,
-                   static_cast<socklen_t>(sizeof(*repl) + offset)) < 0)
-      return errno;
+    {
+      PhaseTimer timer(phase_stats().kernel_s);
+      if (setsockopt(fd_, T::level, T::set_replace, repl,
+                     static_cast<socklen_t>(sizeof(*repl) + offset)) < 0)
+        return errno;
+    }
+    phase_stats().bytes += sizeof(*repl) + offset;
     return add_counters(order, num, old);
   }
 
@@ -476,6 +481,7 @@ private:
     }
     for (const auto &[index, count] : rule_counters_)
       info->counters[index] = count;
+    PhaseTimer timer(phase_stats().kernel_s);
     if (setsockopt(fd_, T::level, T::add_counters, info,
                    static_cast<socklen_t>(buf.size())) < 0)
       return errno;

@@ -17,6 +17,7 @@ extern "C" {
 #include "fastrestore/legacy.h"
 #include "fastrestore/restore.h"
 #include "fastrestore/rule_print.h"
+#include "fastrestore/stats.h"
 #include "fastrestore/tables.h"
 #include "image.h"
 #include "lock.h"
@@ -288,11 +289,14 @@ public:
     const char *why = nullptr;
     if (cfg_.test) {
     } else if (image_ != nullptr) {
-      err = image_->commit();
+      err = image_->commit(); // times its own setsockopt calls
       why = err ? commit_strerror(err) : nullptr;
-    } else if (!tc_.commit(h_)) {
-      err = errno;
-      why = tc_.strerror(err);
+    } else {
+      PhaseTimer timer(phase_stats().kernel_s);
+      if (!tc_.commit(h_)) {
+        err = errno;
+        why = tc_.strerror(err);
+      }
     }
     if (why != nullptr) {
       release();

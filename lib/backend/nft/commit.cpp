@@ -2,11 +2,17 @@
 #include <cstring>
 
 #include "fastrestore/nft_backend.h"
+#include "fastrestore/stats.h"
 
 namespace fastrestore::nft {
 
 void commit_batch(const Batch &batch, Transport &transport) {
-  std::vector<KernelError> errors = transport.send(batch);
+  std::vector<KernelError> errors;
+  {
+    PhaseTimer timer(phase_stats().kernel_s);
+    errors = transport.send(batch);
+  }
+  phase_stats().bytes += batch.size();
   if (errors.empty())
     return;
   std::sort(

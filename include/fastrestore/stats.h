@@ -1,0 +1,40 @@
+// Per-phase costs of a restore, for --stats: time spent in libxtables
+// parsing, in building the batch, and in the kernel (sending the batch and
+// waiting for its answer), with the bytes and rules sent. Process-global:
+// a restore runs on one thread.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+
+namespace fastrestore {
+
+struct PhaseStats {
+  double extensions_s = 0; // XtParser / EbParser (libxtables plugins)
+  double batch_s = 0;      // planning and encoding into the batch
+  double kernel_s = 0;     // the send and the wait for the kernel's answer
+  uint64_t bytes = 0;      // batch bytes sent
+  uint64_t rules = 0;      // rules in the block
+};
+
+PhaseStats &phase_stats();
+
+// Adds the time from construction to destruction to `into`.
+class PhaseTimer {
+public:
+  explicit PhaseTimer(double &into)
+      : into_(into), start_(std::chrono::steady_clock::now()) {}
+  ~PhaseTimer() {
+    into_ +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_)
+            .count();
+  }
+  PhaseTimer(const PhaseTimer &) = delete;
+  PhaseTimer &operator=(const PhaseTimer &) = delete;
+
+private:
+  double &into_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+} // namespace fastrestore
