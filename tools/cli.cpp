@@ -97,6 +97,10 @@ int cli_main(int argc, char **argv) {
     ("counters,c", "restore packet and byte counters")
     ("noflush,n", "add to the tables instead of replacing them")
     ("test,t", "parse, check and build the transactions, send nothing")
+    ("coalesce", po::value<int>(),
+     "with --noflush, send the blocks that arrive within this many "
+     "milliseconds of each other as one transaction (each block still "
+     "ends as it would alone)")
     ("stats", "after each COMMIT, print its costs to stderr: reading and "
      "parsing, extensions, batch building, kernel time, bytes sent, rules, "
      "peak RSS")
@@ -176,6 +180,13 @@ int cli_main(int argc, char **argv) {
   cfg.test = vm.count("test") > 0;
   cfg.verbose = vm.count("verbose") ? 1 : 0;
   cfg.stats = vm.count("stats") > 0;
+  if (vm.count("coalesce")) {
+    cfg.coalesce_ms = vm["coalesce"].as<int>();
+    if (cfg.coalesce_ms < 0) {
+      std::cerr << "fastrestore: --coalesce takes milliseconds (0 or more)\n";
+      return 2;
+    }
+  }
   if (!wait.empty() && !all_digits(wait.c_str())) {
     std::cerr << "fastrestore: wait seconds must be a number\n";
     return 2;

@@ -113,7 +113,7 @@ public:
   // block needs plan_block.
   bool add(Block::Entry &&entry, std::vector<Op> &out);
   // Checks made when the block is complete (jumps to missing chains).
-  void finish() const;
+  void finish();
 
 private:
   void ensure_base(const Command &cmd, std::vector<Op> &out);

@@ -30,6 +30,7 @@ struct RestoreConfig {
   bool command_line = false; // one command of the ebtables command line:
                              // messages name no line
   bool stats = false;        // --stats: per-phase costs after each COMMIT
+  int coalesce_ms = -1;      // --coalesce MS: group --noflush blocks (-1: off)
 };
 
 // Returns the process exit status (0, or the failing class's status) after

@@ -11,6 +11,7 @@
 
 #include "check_errors.h"
 #include "fastrestore/plan.h"
+#include "fastrestore/txn_ids.h"
 
 namespace fastrestore {
 namespace {
@@ -38,10 +39,22 @@ Op chain_op(OpKind kind, const std::string &name, const Location &loc,
 
 } // namespace
 
+namespace {
+uint32_t g_id_base = 0;
+} // namespace
+
+void set_transaction_id_base(uint32_t base) {
+  g_id_base = base;
+}
+uint32_t transaction_id_base() {
+  return g_id_base;
+}
+
 OpPlanner::OpPlanner(const std::string &table, bool noflush, bool counters,
                      KernelAccess kernel, Family family)
     : table_(find_builtin_table(table, family)), family_(family),
-      noflush_(noflush), counters_(counters), kernel_(std::move(kernel)) {
+      noflush_(noflush), counters_(counters), kernel_(std::move(kernel)),
+      next_id_(transaction_id_base()) {
   if (table_ == nullptr)
     fail({}, "table name '" + table + "' invalid", ExitCode::parameter);
 }
@@ -626,13 +639,12 @@ OpPlanner::Chain &OpPlanner::model_chain(const Command &cmd) {
   return it->second;
 }
 
-void OpPlanner::finish() const {
-  // With --noflush a jump may name a chain the kernel already has; the
-  // kernel checks those.
-  if (noflush_)
-    return;
+void OpPlanner::finish() {
+  // With --noflush a jump may name a chain the kernel already has: asked
+  // once per chain (iptables-nft checks its chain cache while parsing).
   for (const auto &[chain, loc] : jumps_)
-    if (!known_.count(chain))
+    if (!known_.count(chain) &&
+        (!noflush_ || (kernel_.chain_exists && !chain_exists_now(chain))))
       fail(loc, "Chain '" + chain + "' does not exist", ExitCode::parameter);
 }
 

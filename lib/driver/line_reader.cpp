@@ -1,5 +1,6 @@
 #include "line_reader.h"
 
+#include <poll.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -8,6 +9,16 @@
 #include "fastrestore/diagnostic.h"
 
 namespace fastrestore {
+
+bool LineReader::ready_within(int ms) {
+  if (eof_ || std::memchr(buf_.get() + begin_, '\n', end_ - begin_) != nullptr)
+    return true;
+  pollfd p{fd_, POLLIN, 0};
+  int n;
+  while ((n = poll(&p, 1, ms)) < 0 && errno == EINTR) {
+  }
+  return n != 0;
+}
 
 bool LineReader::next(std::string_view &line) {
   if (long_line_used_) {

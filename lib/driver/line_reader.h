@@ -15,6 +15,9 @@ public:
   // False at end of input; the view is valid until the next call. A final
   // line without a newline is returned too. Throws Error on a read error.
   bool next(std::string_view &line);
+  // Whether a whole line (or the end of input) is at hand, waiting up to
+  // `ms` milliseconds for input to arrive.
+  bool ready_within(int ms);
 
 private:
   int fd_;

@@ -14,6 +14,7 @@
 
 #include "../ext/eb_parser.h"
 #include "block_text.h"
+#include "coalescer.h"
 #include "fastrestore/legacy.h"
 #include "fastrestore/nft_backend.h"
 #include "fastrestore/plan.h"
@@ -35,19 +36,38 @@ namespace {
 class BlockWriter : public BlockSink {
 public:
   BlockWriter(const RestoreConfig &cfg, nft::Transport *transport,
-              RuleParser &xt, const BlockText &text)
-      : cfg_(cfg), transport_(transport), xt_(xt), text_(text) {}
+              RuleParser &xt, const BlockText &text, Coalescer *coalescer)
+      : cfg_(cfg), transport_(transport), xt_(xt), text_(text),
+        coalescer_(coalescer) {}
 
   void begin(const std::string &table, const Location &loc) override {
     table_ = table;
     loc_ = loc;
+    if (coalescer_ != nullptr) {
+      // Only --noflush blocks join a group; a table replacement goes alone.
+      if (cfg_.noflush)
+        coalescer_->prepare_ids();
+      else
+        coalescer_->flush();
+    }
     KernelAccess kernel;
     if (transport_ != nullptr) {
+      // What the kernel holds is read after the pending blocks are in.
       kernel.read = [this, table] {
+        if (coalescer_ != nullptr)
+          coalescer_->flush();
         return transport_->read_table(batch_->family(), table);
       };
       kernel.chain_exists = [this, table](const std::string &chain) {
-        return transport_->chain_exists(batch_->family(), table, chain);
+        const std::string key = chain_key(chain);
+        if (coalescer_ != nullptr && coalescer_->known_chain(key))
+          return true;
+        if (coalescer_ != nullptr)
+          coalescer_->flush();
+        bool found = transport_->chain_exists(batch_->family(), table, chain);
+        if (found && coalescer_ != nullptr)
+          coalescer_->note_chain(key);
+        return found;
       };
     }
     kernel.sign_message = [](std::string_view m) { return rule_signature(m); };
@@ -77,7 +97,7 @@ public:
     add(Block::Entry{std::nullopt, std::move(c)});
   }
 
-  void commit(const Location &) override {
+  void commit(const Location &loc) override {
     if (needs_model_) {
       Plan plan = plan_block(replay(), cfg_.noflush, cfg_.counters);
       batch_ = nft::build_batch(plan, cfg_.family,
@@ -87,12 +107,49 @@ public:
       add_eb_policies(*batch_);
       batch_->finish();
     }
-    if (!cfg_.test)
-      nft::commit_batch(*batch_, *transport_);
+    if (!cfg_.test) {
+      // Small blocks join the group (with their lines, for a message).
+      if (coalescer_ != nullptr && cfg_.noflush && text_.count() <= 1000) {
+        std::vector<std::string> lines;
+        text_.each(loc_.line, loc.line,
+                   [&](std::string_view l, int) { lines.emplace_back(l); });
+        coalescer_->add(std::move(batch_), table_, loc_.line, loc.line,
+                        std::move(lines));
+      } else {
+        if (coalescer_ != nullptr)
+          coalescer_->flush();
+        nft::commit_batch(*batch_, *transport_);
+      }
+    }
     batch_.reset();
   }
 
 private:
+  std::string chain_key(const std::string &chain) const {
+    return std::to_string(static_cast<int>(cfg_.family)) + "/" + table_ + "/" +
+           chain;
+  }
+
+  // Keeps the coalescer's view of which chains exist: a base chain this
+  // block makes exists once the group is in; a deleted or renamed chain
+  // makes every earlier answer doubtful.
+  void note_chains(const Op &op) {
+    switch (op.kind) {
+    case OpKind::chain_update:
+    case OpKind::chain_create:
+    case OpKind::chain_restore:
+    case OpKind::chain_new:
+      coalescer_->note_chain(chain_key(op.chain.name));
+      break;
+    case OpKind::chain_delete:
+    case OpKind::chain_rename:
+      coalescer_->forget_chains();
+      break;
+    default:
+      break;
+    }
+  }
+
   // ebtables-nft gives a user chain an ACCEPT or DROP policy as a rule
   // appended to the chain at COMMIT (RETURN is the default).
   bool eb_policy(Block::Entry &e) {
@@ -180,6 +237,8 @@ private:
       return;
     }
     for (const auto &op : ops_) {
+      if (coalescer_ != nullptr)
+        note_chains(op);
       if (cfg_.verbose && !cfg_.noflush &&
           (op.kind == OpKind::rule_append || op.kind == OpKind::rule_insert))
         print_rule_verbose(op.rule, cfg_.family);
@@ -284,6 +343,7 @@ private:
   nft::Transport *transport_;
   RuleParser &xt_;
   const BlockText &text_;
+  Coalescer *coalescer_;
   std::string table_;
   Location loc_;
   std::optional<OpPlanner> planner_;
@@ -383,6 +443,11 @@ void print_error(const Error &e, const BlockText &text,
 int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
                 std::ostream &err) {
   BlockText text;
+  std::unique_ptr<Coalescer> group;
+  if (cfg.coalesce_ms >= 0 && !cfg.legacy && !cfg.test && transport != nullptr)
+    group = std::make_unique<Coalescer>(*transport, cfg.coalesce_ms,
+                                        cfg.verbose > 0, err);
+  Coalescer *coalescer = group.get();
   try {
     std::unique_ptr<RuleParser> parser_of_rules;
     if (cfg.family == Family::bridge) {
@@ -404,7 +469,8 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
       writer = legacy::make_block_writer(
           cfg, [&] { return locate_legacy_failure(cfg, xt, text); });
     else
-      writer = std::make_unique<BlockWriter>(cfg, transport, xt, text);
+      writer =
+          std::make_unique<BlockWriter>(cfg, transport, xt, text, coalescer);
     std::unique_ptr<StatsSink> stats;
     BlockSink *sink = writer.get();
     if (cfg.stats) {
@@ -418,7 +484,13 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
     LineReader reader(fd);
     std::string_view line;
     int lineno = 0;
-    while (reader.next(line)) {
+    for (;;) {
+      // A group goes out when no further line arrives in time.
+      if (coalescer != nullptr && coalescer->pending() &&
+          !reader.ready_within(coalescer->wait_ms()))
+        coalescer->flush();
+      if (!reader.next(line))
+        break;
       ++lineno;
       if (parser.ends_table(line)) // ebtables-restore: "*nat" commits too
         parser.end_table(lineno);
@@ -428,7 +500,19 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
       parser.feed(line, lineno);
     }
     parser.finish(lineno);
+    if (coalescer != nullptr)
+      coalescer->flush();
   } catch (const Error &e) {
+    // The blocks before the failing one go in first, as they would have
+    // without --coalesce; if one of them fails, that failure is the one.
+    if (coalescer != nullptr && coalescer->pending()) {
+      try {
+        coalescer->flush();
+      } catch (const Error &earlier) {
+        print_error(earlier, text, cfg, err);
+        return static_cast<int>(earlier.diag().code);
+      }
+    }
     print_error(e, text, cfg, err);
     return static_cast<int>(e.diag().code);
   }

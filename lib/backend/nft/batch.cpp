@@ -1,4 +1,5 @@
 #include "fastrestore/nft_batch.h"
+#include "fastrestore/txn_ids.h"
 
 #include <cstdio> // libnftnl headers need FILE
 #include <libnftnl/common.h>
@@ -24,7 +25,8 @@ constexpr size_t kChunkSize = 16 * 1024 * 1024;
 
 } // namespace
 
-Batch::Batch(Family family) : family_(nfproto_of(family)) {
+Batch::Batch(Family family)
+    : family_(nfproto_of(family)), set_id_(transaction_id_base()) {
   nlmsghdr *nlh = nftnl_batch_begin(reserve(), ++seq_);
   chunks_.back().len += nlh->nlmsg_len;
   size_ += nlh->nlmsg_len;

@@ -1,0 +1,65 @@
+// --coalesce MS: the --noflush blocks that arrive within MS milliseconds of
+// each other go to the kernel as one transaction. When that transaction
+// fails, the blocks are sent again one by one, in order, so each ends as it
+// would have alone: applied, or rejected with its own line numbers (and the
+// restore stops there, as it would have).
+#pragma once
+
+#include <iosfwd>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "fastrestore/nft_batch.h"
+#include "fastrestore/nft_transport.h"
+
+namespace fastrestore {
+
+class Coalescer {
+public:
+  Coalescer(nft::Transport &transport, int wait_ms, bool verbose,
+            std::ostream &out)
+      : transport_(transport), wait_ms_(wait_ms), verbose_(verbose), out_(out) {
+  }
+
+  int wait_ms() const { return wait_ms_; }
+  bool pending() const { return !items_.empty(); }
+
+  // Takes a finished block's batch; sends the group when it is full.
+  // `lines` are the block's input lines, for a later error's display.
+  void add(std::unique_ptr<nft::Batch> batch, const std::string &table,
+           int first_line, int last_line, std::vector<std::string> lines);
+  // Sends every pending block (throws Error as commit_batch does, for the
+  // first block that fails).
+  void flush();
+
+  // The transaction ids the next block may use (distinct from every
+  // pending block's).
+  void prepare_ids();
+
+  // Whether the kernel has a chain, known without asking while blocks are
+  // pending: chains seen or made since the last change of the chain set.
+  bool known_chain(const std::string &key) const { return chains_.count(key); }
+  void note_chain(const std::string &key) { chains_.insert(key); }
+  void forget_chains() { chains_.clear(); }
+
+private:
+  struct Item {
+    std::unique_ptr<nft::Batch> batch;
+    std::string table;
+    int first_line, last_line;
+    std::vector<std::string> lines;
+  };
+  void report(const Item &item, const char *how);
+
+  nft::Transport &transport_;
+  int wait_ms_;
+  bool verbose_;
+  std::ostream &out_;
+  std::vector<Item> items_;
+  size_t bytes_ = 0;
+  std::set<std::string> chains_;
+};
+
+} // namespace fastrestore
