@@ -11,8 +11,10 @@
 namespace fastrestore {
 namespace {
 
-// A group's limits: blocks (each may use a million transaction ids below
-// the next one's base) and bytes.
+// A group's limits: iovecs (sendmsg takes at most UIO_MAXIOV, 1024; a
+// small block's batch is one), blocks (each may use a million transaction
+// ids below the next one's base) and bytes.
+constexpr size_t kMaxIov = 1000;
 constexpr size_t kMaxBlocks = 4000;
 constexpr size_t kMaxBytes = 64u << 20;
 constexpr uint32_t kIdsPerBlock = 1000000;
@@ -28,7 +30,11 @@ void Coalescer::prepare_ids() {
 void Coalescer::add(std::unique_ptr<nft::Batch> batch, const std::string &table,
                     int first_line, int last_line,
                     std::vector<std::string> lines) {
+  const size_t parts = batch->iov().size();
+  if (!items_.empty() && iovs_ + parts > kMaxIov)
+    flush();
   bytes_ += batch->size();
+  iovs_ += parts;
   items_.push_back(
       {std::move(batch), table, first_line, last_line, std::move(lines)});
   if (items_.size() >= kMaxBlocks || bytes_ >= kMaxBytes)
@@ -48,6 +54,7 @@ void Coalescer::flush() {
   std::vector<Item> items = std::move(items_);
   items_.clear();
   bytes_ = 0;
+  iovs_ = 0;
   set_transaction_id_base(0);
   bool together = false;
   if (items.size() > 1) {

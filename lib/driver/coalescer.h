@@ -58,7 +58,7 @@ private:
   bool verbose_;
   std::ostream &out_;
   std::vector<Item> items_;
-  size_t bytes_ = 0;
+  size_t bytes_ = 0, iovs_ = 0;
   std::set<std::string> chains_;
 };
 

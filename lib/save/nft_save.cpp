@@ -36,18 +36,21 @@ public:
       throw std::bad_alloc();
     stdout = mem_;
   }
-  ~Capture() {
-    finish();
-    free(buf_);
-  }
-  std::string finish() {
+  ~Capture() { finish(); }
+  // Stops capturing; appends what was printed to `out` (unless null) and
+  // lets the memory go.
+  void finish(std::string *out = nullptr) {
     if (mem_ != nullptr) {
       fflush(mem_);
       stdout = saved_;
       fclose(mem_);
       mem_ = nullptr;
     }
-    return std::string(buf_ != nullptr ? buf_ : "", len_);
+    if (out != nullptr && buf_ != nullptr)
+      out->append(buf_, len_);
+    free(buf_);
+    buf_ = nullptr;
+    len_ = 0;
   }
 
 private:
@@ -161,9 +164,9 @@ private:
         print(c->name, r);
       }
     }
-    std::string rules_text = cap.finish();
     std::string &out = res.text;
     if (!compatible) {
+      cap.finish();
       out += "# Table `" + v.name + "' is incompatible, use 'nft' tool.\n";
       return true;
     }
@@ -187,7 +190,7 @@ private:
         out += line;
       }
     }
-    out += rules_text;
+    cap.finish(&out); // the rules, after the lines above
     if (stopped) {
       res.errors = std::move(errors);
       return false;
