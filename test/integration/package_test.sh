@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# The Debian package: built with CPack from the build tree, installed with
+# apt-get, its binary running the README's example (and its multi-call
+# links acting as the tools they are named after), registered with
+# update-alternatives and unregistered (scripts/alternatives), then
+# removed cleanly.
+#   package_test.sh BUILD_DIR SOURCE_DIR
+set -u
+build=$(realpath "$1")
+src=$(realpath "$2")
+if [ "$(id -u)" != 0 ] || ! unshare -n true 2>/dev/null ||
+   ! command -v apt-get >/dev/null || ! command -v cpack >/dev/null; then
+  echo "SKIP: needs root, network namespaces, apt-get and cpack"
+  exit 77
+fi
+if dpkg-query -W -f='${Status}' fastrestore 2>/dev/null | grep -q "ok installed"; then
+  echo "SKIP: a fastrestore package is installed already; not touching it"
+  exit 77
+fi
+tmp=$(mktemp -d)
+cleanup() {
+  "$src/scripts/alternatives" remove >/dev/null 2>&1
+  dpkg-query -W fastrestore >/dev/null 2>&1 &&
+    apt-get remove -y -q fastrestore >/dev/null 2>&1
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+fail=0
+check() { # NAME COMMAND...
+  local name=$1
+  shift
+  if "$@"; then echo "ok: $name"; else echo "FAILED: $name"; fail=1; fi
+}
+
+(cd "$build" && cpack -G DEB -B "$tmp" >/dev/null 2>&1)
+deb=$(ls "$tmp"/fastrestore_*_*.deb 2>/dev/null | head -n1)
+check "cpack builds a .deb" test -n "$deb"
+[ -n "$deb" ] || exit 1
+check "the package depends on iptables and its libraries" \
+  sh -c "dpkg-deb -f '$deb' Depends | grep -q 'iptables' && dpkg-deb -f '$deb' Depends | grep -q 'libnftnl'"
+DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$deb" > "$tmp/install.log" 2>&1
+check "apt-get installs it" test -x /usr/sbin/fastrestore
+check "the installed binary runs" sh -c '/usr/sbin/fastrestore --version | grep -q "^fastrestore v"'
+check "the man page is installed" sh -c 'man -w fastrestore >/dev/null 2>&1'
+out=$(unshare -n sh -c "/usr/sbin/fastrestore -v '$src/examples/web-server.rules' >/dev/null &&
+  iptables-nft-save | grep -v '^#' > '$tmp/ref' &&
+  /usr/libexec/fastrestore/iptables-save | grep -v '^#' > '$tmp/got' && echo done")
+check "the README example loads" test "$out" = done
+check "iptables-save (a link to it) prints what iptables-nft-save prints" \
+  cmp -s "$tmp/ref" "$tmp/got"
+out=$(unshare -n sh -c '/usr/libexec/fastrestore/ebtables -A FORWARD -j DROP &&
+  /usr/libexec/fastrestore/ebtables -L FORWARD')
+check "ebtables (a link to it) acts as ebtables" grep -q -- "^-j DROP$" <<< "$out"
+# Registered with update-alternatives, the system's names are fastrestore;
+# iptables itself stays iptables-nft; unregistered, all is as before.
+before=$(readlink -f /usr/sbin/iptables-restore /usr/sbin/iptables /usr/sbin/ebtables-save)
+"$src/scripts/alternatives" install > "$tmp/alt.log" 2>&1
+check "alternatives: iptables-restore is fastrestore" \
+  test "$(readlink -f /usr/sbin/iptables-restore)" = /usr/sbin/fastrestore
+check "alternatives: ip6tables-save and ebtables are fastrestore" \
+  test "$(readlink -f /usr/sbin/ip6tables-save)" = /usr/sbin/fastrestore -a \
+       "$(readlink -f /usr/sbin/ebtables)" = /usr/sbin/fastrestore
+check "alternatives: iptables is still iptables-nft" \
+  sh -c 'iptables -V | grep -q "nf_tables"'
+out=$(unshare -n sh -c "iptables-restore '$src/examples/web-server.rules' &&
+  iptables-save | grep -v '^#'")
+check "alternatives: iptables-restore and iptables-save work" \
+  test "$out" = "$(cat "$tmp/ref")"
+"$src/scripts/alternatives" remove >> "$tmp/alt.log" 2>&1
+check "alternatives: removed, the names are as before" \
+  test "$(readlink -f /usr/sbin/iptables-restore /usr/sbin/iptables /usr/sbin/ebtables-save)" = "$before"
+# Registered again, then the package removed: its prerm unregisters it.
+/usr/libexec/fastrestore/fastrestore-alternatives install >> "$tmp/alt.log" 2>&1
+check "alternatives: the installed script registers it" \
+  test "$(readlink -f /usr/sbin/iptables-restore)" = /usr/sbin/fastrestore
+apt-get remove -y -q fastrestore > "$tmp/remove.log" 2>&1
+check "removing the package unregisters it" \
+  test "$(readlink -f /usr/sbin/iptables-restore /usr/sbin/iptables /usr/sbin/ebtables-save)" = "$before"
+check "apt-get removes it" test ! -e /usr/sbin/fastrestore
+check "and its links" test ! -e /usr/libexec/fastrestore
+[ $fail = 0 ] && echo "ok: package"
+exit $fail
