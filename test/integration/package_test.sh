@@ -42,6 +42,10 @@ DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$deb" > "$tmp/install.log"
 check "apt-get installs it" test -x /usr/sbin/fastrestore
 check "the installed binary runs" sh -c '/usr/sbin/fastrestore --version | grep -q "^fastrestore v"'
 check "the man page is installed" sh -c 'man -w fastrestore >/dev/null 2>&1'
+check "the unit, the boot script and the completion are installed" \
+  test -f /usr/lib/systemd/system/fastrestore.service -a \
+       -x /usr/libexec/fastrestore/fastrestore-boot -a \
+       -f /usr/share/bash-completion/completions/fastrestore
 out=$(unshare -n sh -c "/usr/sbin/fastrestore -v '$src/examples/web-server.rules' >/dev/null &&
   iptables-nft-save | grep -v '^#' > '$tmp/ref' &&
   /usr/libexec/fastrestore/iptables-save | grep -v '^#' > '$tmp/got' && echo done")
