@@ -12,7 +12,8 @@ if [ -n "$warnings" ]; then
   fail=1
 fi
 text=$(MANWIDTH=200 man -l "$page" 2>/dev/null)
-for opt in $({ "$fr" --help; "$fr" save --help; "$fr" commit --help; } |
+for opt in $({ "$fr" --help; "$fr" save --help; "$fr" commit --help;
+  "$fr" ebtables --help; } |
   grep -o -- '--[a-z][a-z-]*' | sort -u); do
   if ! grep -q -- "$opt" <<< "$text"; then
     echo "option $opt is not in the man page"
