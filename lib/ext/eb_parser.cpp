@@ -115,6 +115,13 @@ void reset_target(xtables_target *t) {
   t->tflags = 0;
 }
 
+// libxtables returns a new merged table (or the old one when there is
+// nothing to add) and leaves the old one to the caller.
+struct option *replaced(struct option *old, struct option *merged) {
+  if (merged != old && old != kEbOptions)
+    free(old);
+  return merged;
+}
 struct option *merge(struct option *opts, xtables_match *m) {
   return m->x6_options != nullptr
              ? xtables_options_xfrm(g_eb.orig_opts, opts, m->x6_options,
@@ -146,7 +153,7 @@ void load_all() {
     std::strcpy(m->m->u.user.name, m->name);
     m->m->u.user.revision = m->revision;
     reset_match(m);
-    opts = merge(opts, m);
+    opts = replaced(opts, merge(opts, m));
     l->matches.push_back(m);
   }
   auto load_target = [&](const char *name, std::vector<xtables_target *> &to) {
@@ -159,7 +166,7 @@ void load_all() {
     std::snprintf(t->t->u.user.name, sizeof(t->t->u.user.name), "%s", name);
     t->t->u.user.revision = t->revision;
     reset_target(t);
-    opts = merge(opts, t);
+    opts = replaced(opts, merge(opts, t));
     to.push_back(t);
   };
   for (const char *name : {"log", "nflog"})
@@ -299,6 +306,14 @@ Command Line::run(int line) {
   optind = 0;
   opterr = 0;
   struct option *opts = g_loaded->opts;
+  // A target's options merged for this line only go with the line.
+  struct FreeLineOpts {
+    struct option *&opts;
+    ~FreeLineOpts() {
+      if (opts != g_loaded->opts)
+        free(opts);
+    }
+  } free_line_opts{opts};
   int c;
   auto need_rule_command = [&] {
     if (command == 0)
@@ -422,7 +437,14 @@ Command Line::run(int line) {
       check_once(1u << 4);
       if (std::strcmp(optarg, "CONTINUE") != 0) {
         jumpto_ = optarg;
-        xtables_target *t = xtables_find_target(optarg, XTF_TRY_LOAD);
+        // A preloaded target is used as it is: asking libxtables again
+        // would hand out a fresh copy of it each time.
+        xtables_target *t = nullptr;
+        for (auto *k : g_loaded->targets)
+          if (std::strcmp(k->name, optarg) == 0)
+            t = k;
+        if (t == nullptr)
+          t = xtables_find_target(optarg, XTF_TRY_LOAD);
         if (t != nullptr && std::strcmp(t->name, "standard") != 0) {
           target_ = t;
           reset_target(t);
