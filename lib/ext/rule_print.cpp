@@ -15,6 +15,8 @@
 #include <cstring>
 #include <vector>
 
+#include "../save/plugins.h"
+#include "../save/print.h"
 #include "fastrestore/protocols.h"
 #include "fastrestore/target_name.h"
 
@@ -91,100 +93,62 @@ std::string address(const Rule &r, bool src, Family family) {
 }
 
 // ebtables-nft's one-line form of a bridge rule (as ebtables-save writes
-// it after "-A CHAIN"): protocol, addresses, interfaces, the matches and
-// watchers as their plugins print them, then "-j" and the target.
+// it after "-A CHAIN"), printed by the text save's printer from the rule
+// turned into the form it reads back from the kernel.
 void print_bridge_rule(const Rule &r) {
+  save::SavedRule s;
   const EbFields &eb = r.eb;
-  ebt_entry e{};
-  e.bitmask = eb.bitmask;
-  e.invflags = eb.invflags;
-  e.ethproto = eb.ethproto;
-  std::strncpy(e.in, r.iniface.c_str(), sizeof(e.in) - 1);
-  std::strncpy(e.out, r.outiface.c_str(), sizeof(e.out) - 1);
-  std::strncpy(e.logical_in, eb.logical_in.c_str(), sizeof(e.logical_in) - 1);
-  std::strncpy(e.logical_out, eb.logical_out.c_str(),
-               sizeof(e.logical_out) - 1);
-  std::memcpy(e.sourcemac, eb.smac.data(), 6);
-  std::memcpy(e.sourcemsk, eb.smsk.data(), 6);
-  std::memcpy(e.destmac, eb.dmac.data(), 6);
-  std::memcpy(e.destmsk, eb.dmsk.data(), 6);
-  if (!(eb.bitmask & EBT_NOPROTO)) {
-    printf("-p %s", eb.invflags & EBT_IPROTO ? "! " : "");
-    if (eb.bitmask & EBT_802_3) {
-      printf("Length ");
-    } else {
-      xt_ethertypeent *ent = xtables_getethertypebynumber(ntohs(eb.ethproto));
-      if (ent != nullptr)
-        printf("%s ", ent->e_name);
-      else
-        printf("0x%x ", ntohs(eb.ethproto));
-    }
-  }
-  auto mac = [](char opt, const uint8_t *m, const uint8_t *mask, bool inv) {
-    printf("-%c %s", opt, inv ? "! " : "");
-    if (xtables_print_well_known_mac_and_mask(m, mask))
-      xtables_print_mac_and_mask(m, mask);
-    printf(" ");
-  };
-  if (eb.bitmask & EBT_SOURCEMAC)
-    mac('s', eb.smac.data(), eb.smsk.data(), eb.invflags & EBT_ISOURCE);
-  if (eb.bitmask & EBT_DESTMAC)
-    mac('d', eb.dmac.data(), eb.dmsk.data(), eb.invflags & EBT_IDEST);
-  auto iface = [](const char *opt, const std::string &name, bool inv) {
-    if (!name.empty())
-      printf("%s%s %s ", opt, inv ? " !" : "", name.c_str());
-  };
-  iface("-i", r.iniface, eb.invflags & EBT_IIN);
-  iface("--logical-in", eb.logical_in, eb.invflags & EBT_ILOGICALIN);
-  iface("-o", r.outiface, eb.invflags & EBT_IOUT);
-  iface("--logical-out", eb.logical_out, eb.invflags & EBT_ILOGICALOUT);
+  s.eb.bitmask = eb.bitmask;
+  s.eb.invflags = eb.invflags;
+  s.eb.ethproto = eb.ethproto;
+  std::strncpy(s.iniface.data(), r.iniface.c_str(), s.iniface.size() - 1);
+  std::strncpy(s.outiface.data(), r.outiface.c_str(), s.outiface.size() - 1);
+  std::strncpy(s.eb.logical_in.data(), eb.logical_in.c_str(),
+               s.eb.logical_in.size() - 1);
+  std::strncpy(s.eb.logical_out.data(), eb.logical_out.c_str(),
+               s.eb.logical_out.size() - 1);
+  s.eb.smac = eb.smac;
+  s.eb.smsk = eb.smsk;
+  s.eb.dmac = eb.dmac;
+  s.eb.dmsk = eb.dmsk;
   for (const auto &m : r.matches) {
-    if (m.watcher) {
-      xtables_target *t = xtables_find_target(m.name.c_str(), XTF_TRY_LOAD);
-      if (t != nullptr && t->print != nullptr) {
-        auto buf = entry(XT_ALIGN(sizeof(xt_entry_target)), m, true);
-        t->print(&e, reinterpret_cast<xt_entry_target *>(buf.data()), 1);
-      }
-    } else {
-      xtables_match *mt =
-          xtables_find_match(m.name.c_str(), XTF_TRY_LOAD, nullptr);
-      if (mt != nullptr && mt->print != nullptr) {
-        auto buf = entry(XT_ALIGN(sizeof(xt_entry_match)), m, false);
-        mt->print(&e, reinterpret_cast<xt_entry_match *>(buf.data()), 1);
-      }
-    }
+    void *plugin = m.watcher
+                       ? static_cast<void *>(save::target_plugin(m.name, -1))
+                       : static_cast<void *>(save::match_plugin(m.name, -1));
+    if (plugin == nullptr)
+      continue;
+    s.matches.push_back(save::compat_entry(
+        plugin, m.name, m.revision, m.data.data(), m.data.size(), m.watcher));
+    s.matches.back().watcher = m.watcher;
   }
-  printf("-j ");
   switch (r.verdict) {
   case Verdict::accept:
-    printf("ACCEPT");
+    s.jumpto = "ACCEPT";
     break;
   case Verdict::drop:
-    printf("DROP");
+    s.jumpto = "DROP";
     break;
   case Verdict::ret:
-    printf("RETURN");
+    s.jumpto = "RETURN";
     break;
   case Verdict::jump:
   case Verdict::go:
-    printf("%s", r.jump_chain.c_str());
+    s.jumpto = r.jump_chain;
     break;
   case Verdict::none:
-    printf("CONTINUE");
-    break;
+    break; // printed as CONTINUE
   case Verdict::target: {
-    printf("%s", r.target->name.c_str());
-    xtables_target *t =
-        xtables_find_target(r.target->name.c_str(), XTF_TRY_LOAD);
-    if (t != nullptr && t->print != nullptr) {
-      printf(" ");
-      auto buf = entry(XT_ALIGN(sizeof(xt_entry_target)), *r.target, true);
-      t->print(&e, reinterpret_cast<xt_entry_target *>(buf.data()), 1);
-    }
+    s.jumpto = r.target->name;
+    if (xtables_target *t = save::target_plugin(r.target->name, -1))
+      s.target = save::compat_entry(t, r.target->name, r.target->revision,
+                                    r.target->data.data(),
+                                    r.target->data.size(), true);
     break;
   }
   }
-  fputc('\n', stdout);
+  save::BridgeFormat f;
+  f.numeric = true;
+  save::print_bridge_body(s, f);
   fflush(stdout);
 }
 
