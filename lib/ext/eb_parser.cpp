@@ -23,8 +23,8 @@ struct EbFailure {
   std::string message;
 };
 
-[[noreturn]] void eb_exit_err(enum xtables_exittype status, const char *msg,
-                              ...) {
+__attribute__((noreturn)) void eb_exit_err(enum xtables_exittype status,
+                                           const char *msg, ...) {
   char buf[2048];
   va_list ap;
   va_start(ap, msg);
@@ -275,8 +275,15 @@ bool Line::extension_option(int c) {
     it.match = m;
     it.m = static_cast<xt_entry_match *>(malloc(m->m->u.match_size));
     std::memcpy(it.m, m->m, m->m->u.match_size);
-    if (m->parse(c - m->option_offset, argv_.data(), invert_, &it.flags,
-                 nullptr, &it.m)) {
+    bool taken;
+    try {
+      taken = m->parse(c - m->option_offset, argv_.data(), invert_, &it.flags,
+                       nullptr, &it.m);
+    } catch (...) { // a bad value: the copy is not the rule's yet
+      free(it.m);
+      throw;
+    }
+    if (taken) {
       items_.push_back(it);
       return true;
     }
@@ -289,8 +296,15 @@ bool Line::extension_option(int c) {
     it.watcher = t;
     it.t = static_cast<xt_entry_target *>(malloc(t->t->u.target_size));
     std::memcpy(it.t, t->t, t->t->u.target_size);
-    if (t->parse(c - t->option_offset, argv_.data(), invert_, &it.flags,
-                 nullptr, &it.t)) {
+    bool taken;
+    try {
+      taken = t->parse(c - t->option_offset, argv_.data(), invert_, &it.flags,
+                       nullptr, &it.t);
+    } catch (...) {
+      free(it.t);
+      throw;
+    }
+    if (taken) {
       items_.push_back(it);
       return true;
     }

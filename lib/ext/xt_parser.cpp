@@ -39,8 +39,8 @@ std::string trim(std::string s) {
   return s.substr(i);
 }
 
-[[noreturn]] void exit_err_cb(enum xtables_exittype status, const char *msg,
-                              ...) {
+__attribute__((noreturn)) void exit_err_cb(enum xtables_exittype status,
+                                           const char *msg, ...) {
   char buf[2048];
   va_list ap;
   va_start(ap, msg);

@@ -213,7 +213,10 @@ xtables_match *XtRuleState::find_proto(int tryload,
 xtables_match *XtRuleState::load_proto() {
   if (protocol_ == nullptr)
     return nullptr;
-  if (find_proto(XTF_DONT_LOAD, nullptr) != nullptr && proto_used_)
+  // iptables asks whether the protocol's match is loaded before checking
+  // proto_used; that probe hands back an untracked copy of a match already
+  // in use (a leak), and a match is in use whenever proto_used is set.
+  if (proto_used_)
     return nullptr;
   return find_proto(XTF_TRY_LOAD, &matches_);
 }

@@ -20,6 +20,7 @@
 #include "../ext/eb_parser.h"
 #include "../snapshot/file.h"
 #include "../snapshot/format.h"
+#include "../snapshot/snapshot.h"
 #include "fastrestore/diagnostic.h"
 #include "fastrestore/tables.h"
 #include "kernel_rules.h"
@@ -64,10 +65,13 @@ void read_file(const snapshot::View &view, const EbListOptions &opts,
   l.table.name = opts.table;
   std::map<std::string, save::KernelChain *> by_name;
   std::vector<std::pair<std::string, const nlmsghdr *>> rules;
-  std::string_view objs = view.objects();
-  for (size_t at = 0; at + sizeof(nlmsghdr) <= objs.size();) {
-    auto *m = reinterpret_cast<const nlmsghdr *>(objs.data() + at);
-    at += MNL_ALIGN(m->nlmsg_len);
+  if (view.header().backend != static_cast<uint8_t>(snapshot::Backend::nft) ||
+      view.header().family != NFPROTO_BRIDGE)
+    throw snapshot::SnapshotError(
+        "not an ebtables atomic file (a " +
+        std::string(snapshot::family_name(view.header().family)) +
+        " snapshot)");
+  for (const nlmsghdr *m : snapshot::nft_messages(view)) {
     if (nft::attr_str(m, 1) != opts.table) // NFTA_*_TABLE
       continue;
     switch (NFNL_MSG_TYPE(m->nlmsg_type)) {

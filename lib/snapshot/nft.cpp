@@ -318,7 +318,7 @@ void save_nft(FileWriter &file, Header &h, const Options &opts,
   }
 }
 
-void commit_nft(const View &view, const Options &opts) {
+std::vector<const nlmsghdr *> nft_messages(const View &view) {
   const Header &h = view.header();
   std::set<std::string> names;
   for (const auto &t : view.tables())
@@ -326,27 +326,37 @@ void commit_nft(const View &view, const Options &opts) {
   // Every message must be a whole NEW* message of the snapshot's family
   // for one of its tables: a checksum proves the file intact, not sane.
   std::string_view objs = view.objects();
-  uint32_t count = 0;
+  std::vector<const nlmsghdr *> out;
   for (size_t off = 0; off < objs.size();) {
     const auto *m = reinterpret_cast<const nlmsghdr *>(objs.data() + off);
-    if (objs.size() - off < sizeof(nlmsghdr) + sizeof(nfgenmsg) ||
-        m->nlmsg_len < sizeof(nlmsghdr) + sizeof(nfgenmsg) ||
+    const std::string which =
+        "snapshot object " + std::to_string(out.size() + 1);
+    if (objs.size() - off < MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(nfgenmsg)) ||
+        m->nlmsg_len < MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(nfgenmsg)) ||
         m->nlmsg_len > objs.size() - off)
-      throw SnapshotError("snapshot object " + std::to_string(count + 1) +
-                          " is not a whole netlink message");
+      throw SnapshotError(which + " is not a whole netlink message");
     const auto *nfg = static_cast<const nfgenmsg *>(mnl_nlmsg_get_payload(m));
     if (NFNL_SUBSYS_ID(m->nlmsg_type) != NFNL_SUBSYS_NFTABLES ||
         !allowed_type(NFNL_MSG_TYPE(m->nlmsg_type)) ||
         nfg->nfgen_family != h.family || !names.count(attr_str(m, 1)))
-      throw SnapshotError("snapshot object " + std::to_string(count + 1) +
-                          " is not a " + family_name(h.family) +
+      throw SnapshotError(which + " is not a " + family_name(h.family) +
                           " object of the snapshot's tables");
     off += MNL_ALIGN(m->nlmsg_len);
-    ++count;
+    out.push_back(m);
   }
-  if (count != h.messages)
-    throw SnapshotError("snapshot holds " + std::to_string(count) +
+  if (out.size() != h.messages)
+    throw SnapshotError("snapshot holds " + std::to_string(out.size()) +
                         " objects, its header " + std::to_string(h.messages));
+  return out;
+}
+
+void commit_nft(const View &view, const Options &opts) {
+  const Header &h = view.header();
+  std::set<std::string> names;
+  for (const auto &t : view.tables())
+    names.insert(t.name);
+  std::string_view objs = view.objects();
+  const auto count = static_cast<uint32_t>(nft_messages(view).size());
   if (opts.test)
     return;
 

@@ -3,6 +3,8 @@
 // one-line reason; a failed commit leaves the kernel as it was.
 #pragma once
 
+#include <linux/netlink.h>
+
 #include <iosfwd>
 #include <string>
 
@@ -45,6 +47,10 @@ void atomic_policy(const std::string &path, const std::string &table,
 void save_nft(class FileWriter &file, Header &h, const Options &opts,
               std::vector<TableEntry> &dir);
 void commit_nft(const View &view, const Options &opts);
+// The messages of an nf_tables snapshot, each checked to be a whole NEW*
+// message of the snapshot's family for one of its tables; throws
+// SnapshotError naming the first that is not.
+std::vector<const nlmsghdr *> nft_messages(const View &view);
 void save_legacy(class FileWriter &file, Header &h, const Options &opts,
                  std::vector<TableEntry> &dir);
 void commit_legacy(const View &view, const Options &opts);

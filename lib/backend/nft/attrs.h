@@ -46,6 +46,8 @@ template <class A, class F> void each_nested(A *nest, F fn) {
 
 // The attributes of an nf_tables message, after its nfgenmsg.
 template <class F> void each_top(const nlmsghdr *m, F fn) {
+  if (m->nlmsg_len < MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(nfgenmsg)))
+    return;
   each_attr(static_cast<const nlattr *>(
                 mnl_nlmsg_get_payload_offset(m, sizeof(nfgenmsg))),
             m->nlmsg_len - MNL_NLMSG_HDRLEN - MNL_ALIGN(sizeof(nfgenmsg)), fn);
