@@ -101,6 +101,9 @@ int cli_main(int argc, char **argv) {
      "with --noflush, send the blocks that arrive within this many "
      "milliseconds of each other as one transaction (each block still "
      "ends as it would alone)")
+    ("all-or-nothing", "send every block of the input as one transaction "
+     "at the end of the input, so that any error (in any block, from the "
+     "parser or the kernel) leaves every table unchanged")
     ("stats", "after each COMMIT, print its costs to stderr: reading and "
      "parsing, extensions, batch building, kernel time, bytes sent, rules, "
      "peak RSS")
@@ -186,6 +189,17 @@ int cli_main(int argc, char **argv) {
       std::cerr << "fastrestore: --coalesce takes milliseconds (0 or more)\n";
       return 2;
     }
+  }
+  cfg.all_or_nothing = vm.count("all-or-nothing") > 0;
+  if (cfg.all_or_nothing && cfg.coalesce_ms >= 0) {
+    std::cerr << "fastrestore: --all-or-nothing already sends every block in "
+                 "one transaction; drop --coalesce\n";
+    return 2;
+  }
+  if (cfg.all_or_nothing && cfg.legacy) {
+    std::cerr << "fastrestore: --all-or-nothing needs nf_tables: legacy "
+                 "x_tables replaces each table on its own\n";
+    return 2;
   }
   if (!wait.empty() && !all_digits(wait.c_str())) {
     std::cerr << "fastrestore: wait seconds must be a number\n";

@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 
+#include "fastrestore/diagnostic.h"
 #include "fastrestore/nft_batch.h"
 #include "fastrestore/nft_transport.h"
 #include "fastrestore/plan.h"
@@ -32,5 +33,8 @@ build_batch(const Plan &plan, Family family,
 // Sends the batch; throws Error (exit status 4, or the permission error)
 // naming the input line of every message the kernel refused.
 void commit_batch(const Batch &batch, Transport &transport);
+// The Error commit_batch throws for the kernel's `errors` (not empty) about
+// `batch`'s messages.
+Error batch_error(const Batch &batch, std::vector<KernelError> errors);
 
 } // namespace fastrestore::nft

@@ -31,6 +31,7 @@ struct RestoreConfig {
                              // messages name no line
   bool stats = false;        // --stats: per-phase costs after each COMMIT
   int coalesce_ms = -1;      // --coalesce MS: group --noflush blocks (-1: off)
+  bool all_or_nothing = false; // every block in one transaction at the end
 };
 
 // Returns the process exit status (0, or the failing class's status) after

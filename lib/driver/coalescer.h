@@ -3,7 +3,15 @@
 // fails, the blocks are sent again one by one, in order, so each ends as it
 // would have alone: applied, or rejected with its own line numbers (and the
 // restore stops there, as it would have).
+//
+// --all-or-nothing: every block of the input is held, and flush() at the
+// end of the input sends them all as one transaction. When the kernel
+// refuses it, nothing is applied: the failing block is found by sending
+// growing prefixes of the blocks without BATCH_END (the kernel checks such
+// a batch and throws it away), and its error is reported.
 #pragma once
+
+#include <sys/uio.h>
 
 #include <iosfwd>
 #include <memory>
@@ -19,12 +27,16 @@ namespace fastrestore {
 class Coalescer {
 public:
   Coalescer(nft::Transport &transport, int wait_ms, bool verbose,
-            std::ostream &out)
-      : transport_(transport), wait_ms_(wait_ms), verbose_(verbose), out_(out) {
-  }
+            std::ostream &out, bool all_or_nothing = false)
+      : transport_(transport), wait_ms_(wait_ms), verbose_(verbose), out_(out),
+        hold_all_(all_or_nothing) {}
 
   int wait_ms() const { return wait_ms_; }
   bool pending() const { return !items_.empty(); }
+  bool holds_all() const { return hold_all_; }
+  // Whether a held block changes `table` (what the kernel says of it is
+  // then not what the transaction will find).
+  bool pending_table(const std::string &table) const;
 
   // Takes a finished block's batch; sends the group when it is full.
   // `lines` are the block's input lines, for a later error's display.
@@ -52,6 +64,13 @@ private:
     std::vector<std::string> lines;
   };
   void report(const Item &item, const char *how);
+  // The blocks [0, n) as one transaction's iovecs (with BATCH_END when
+  // `end`); `storage` holds a copy when there are too many pieces for one
+  // sendmsg.
+  std::vector<iovec> merge(const std::vector<Item> &items, size_t n, bool end,
+                           size_t &size, size_t &messages,
+                           std::string &storage) const;
+  void commit_all(std::vector<Item> &items);
 
   nft::Transport &transport_;
   int wait_ms_;
@@ -60,6 +79,7 @@ private:
   std::vector<Item> items_;
   size_t bytes_ = 0, iovs_ = 0;
   std::set<std::string> chains_;
+  bool hold_all_ = false;
 };
 
 } // namespace fastrestore

@@ -43,9 +43,11 @@ public:
   void begin(const std::string &table, const Location &loc) override {
     table_ = table;
     loc_ = loc;
+    const bool hold = coalescer_ != nullptr && coalescer_->holds_all();
     if (coalescer_ != nullptr) {
-      // Only --noflush blocks join a group; a table replacement goes alone.
-      if (cfg_.noflush)
+      // Only --noflush blocks join a group; a table replacement goes alone
+      // (with --all-or-nothing every block is held).
+      if (cfg_.noflush || hold)
         coalescer_->prepare_ids();
       else
         coalescer_->flush();
@@ -53,16 +55,20 @@ public:
     KernelAccess kernel;
     if (transport_ != nullptr) {
       // What the kernel holds is read after the pending blocks are in.
-      kernel.read = [this, table] {
-        if (coalescer_ != nullptr)
+      kernel.read = [this, table, hold] {
+        if (hold && coalescer_->pending_table(table))
+          refuse_held_read(table);
+        if (coalescer_ != nullptr && !hold)
           coalescer_->flush();
         return transport_->read_table(batch_->family(), table);
       };
-      kernel.chain_exists = [this, table](const std::string &chain) {
+      kernel.chain_exists = [this, table, hold](const std::string &chain) {
         const std::string key = chain_key(chain);
         if (coalescer_ != nullptr && coalescer_->known_chain(key))
           return true;
-        if (coalescer_ != nullptr)
+        if (hold && doubtful_tables_.count(table))
+          refuse_held_read(table);
+        if (coalescer_ != nullptr && !hold)
           coalescer_->flush();
         bool found = transport_->chain_exists(batch_->family(), table, chain);
         if (found && coalescer_ != nullptr)
@@ -82,9 +88,12 @@ public:
     eb_policies_.clear();
     new_chains_.clear();
     batch_ = std::make_unique<nft::Batch>(cfg_.family);
-    if (cfg_.verbose && !cfg_.noflush && transport_ != nullptr)
+    cur_loc_ = loc;
+    if (cfg_.verbose && !cfg_.noflush && transport_ != nullptr) {
+      if (hold && coalescer_->pending_table(table))
+        refuse_held_read(table);
       verbose_preamble(table, loc);
-    else
+    } else
       nft::begin_block(*batch_, table, loc, !cfg_.noflush, table_ready_);
     needs_model_ = false;
   }
@@ -108,11 +117,15 @@ public:
       batch_->finish();
     }
     if (!cfg_.test) {
-      // Small blocks join the group (with their lines, for a message).
-      if (coalescer_ != nullptr && cfg_.noflush && text_.count() <= 1000) {
+      // Small blocks join the group (with their lines, for a message);
+      // with --all-or-nothing every block does.
+      const bool hold = coalescer_ != nullptr && coalescer_->holds_all();
+      if (coalescer_ != nullptr &&
+          (hold || (cfg_.noflush && text_.count() <= 1000))) {
         std::vector<std::string> lines;
-        text_.each(loc_.line, loc.line,
-                   [&](std::string_view l, int) { lines.emplace_back(l); });
+        if (text_.count() <= 1000)
+          text_.each(loc_.line, loc.line,
+                     [&](std::string_view l, int) { lines.emplace_back(l); });
         coalescer_->add(std::move(batch_), table_, loc_.line, loc.line,
                         std::move(lines));
       } else {
@@ -144,6 +157,7 @@ private:
     case OpKind::chain_delete:
     case OpKind::chain_rename:
       coalescer_->forget_chains();
+      doubtful_tables_.insert(table_);
       break;
     default:
       break;
@@ -223,7 +237,22 @@ private:
     }
   }
 
+  // --all-or-nothing holds the earlier blocks, so the kernel does not yet
+  // hold what they do to `table`: a command that needs the kernel's view of
+  // it cannot be planned.
+  [[noreturn]] void refuse_held_read(const std::string &table) {
+    Diagnostic d;
+    d.loc = cur_loc_;
+    d.message = "--all-or-nothing: this needs the kernel's rules of table " +
+                table +
+                ", which an earlier block of this input changes; "
+                "nothing was changed";
+    d.code = ExitCode::parameter;
+    throw Error(std::move(d));
+  }
+
   void add(Block::Entry &&e) {
+    cur_loc_ = e.decl ? e.decl->loc : e.cmd ? e.cmd->loc : cur_loc_;
     if (needs_model_) {
       eb_policy(e); // the model replays the block, policies included
       return;
@@ -353,6 +382,9 @@ private:
   bool needs_model_ = false;
   std::map<std::string, std::pair<std::string, Location>> eb_policies_;
   std::set<std::string> new_chains_;
+  Location cur_loc_;                      // the entry being planned
+  std::set<std::string> doubtful_tables_; // --all-or-nothing: chains
+                                          // deleted or renamed in held blocks
 };
 
 // The line of a block whose table the legacy kernel refuses: in a child
@@ -444,11 +476,19 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
                 std::ostream &err) {
   BlockText text;
   std::unique_ptr<Coalescer> group;
-  if (cfg.coalesce_ms >= 0 && !cfg.legacy && !cfg.test && transport != nullptr)
-    group = std::make_unique<Coalescer>(*transport, cfg.coalesce_ms,
-                                        cfg.verbose > 0, err);
+  if ((cfg.coalesce_ms >= 0 || cfg.all_or_nothing) && !cfg.legacy &&
+      !cfg.test && transport != nullptr)
+    group = std::make_unique<Coalescer>(
+        *transport, cfg.coalesce_ms, cfg.verbose > 0, err, cfg.all_or_nothing);
   Coalescer *coalescer = group.get();
   try {
+    if (cfg.all_or_nothing && cfg.legacy) {
+      Diagnostic d;
+      d.message = "--all-or-nothing needs nf_tables: legacy x_tables "
+                  "replaces each table on its own (drop --legacy)";
+      d.code = ExitCode::parameter;
+      throw Error(std::move(d));
+    }
     std::unique_ptr<RuleParser> parser_of_rules;
     if (cfg.family == Family::bridge) {
       if (cfg.legacy) {
@@ -486,8 +526,8 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
     int lineno = 0;
     for (;;) {
       // A group goes out when no further line arrives in time.
-      if (coalescer != nullptr && coalescer->pending() &&
-          !reader.ready_within(coalescer->wait_ms()))
+      if (coalescer != nullptr && !coalescer->holds_all() &&
+          coalescer->pending() && !reader.ready_within(coalescer->wait_ms()))
         coalescer->flush();
       if (!reader.next(line))
         break;
@@ -505,7 +545,9 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
   } catch (const Error &e) {
     // The blocks before the failing one go in first, as they would have
     // without --coalesce; if one of them fails, that failure is the one.
-    if (coalescer != nullptr && coalescer->pending()) {
+    // With --all-or-nothing nothing goes in.
+    if (coalescer != nullptr && !coalescer->holds_all() &&
+        coalescer->pending()) {
       try {
         coalescer->flush();
       } catch (const Error &earlier) {

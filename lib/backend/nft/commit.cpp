@@ -15,6 +15,10 @@ void commit_batch(const Batch &batch, Transport &transport) {
   phase_stats().bytes += batch.size();
   if (errors.empty())
     return;
+  throw batch_error(batch, std::move(errors));
+}
+
+Error batch_error(const Batch &batch, std::vector<KernelError> errors) {
   std::sort(
       errors.begin(), errors.end(),
       [](const KernelError &a, const KernelError &b) { return a.seq < b.seq; });
@@ -38,7 +42,7 @@ void commit_batch(const Batch &batch, Transport &transport) {
   Error err(diags.front());
   for (size_t i = 1; i < diags.size(); ++i)
     err.more().push_back(std::move(diags[i]));
-  throw err;
+  return err;
 }
 
 } // namespace fastrestore::nft
