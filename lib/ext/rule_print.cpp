@@ -19,6 +19,7 @@
 #include "../save/print.h"
 #include "fastrestore/protocols.h"
 #include "fastrestore/target_name.h"
+#include "fastrestore/xt_lookup.h"
 
 namespace fastrestore {
 namespace {
@@ -205,8 +206,7 @@ void print_rule_verbose(const Rule &r, Family family, bool legacy) {
   const void *ip =
       v4 ? static_cast<const void *>(&e4) : static_cast<const void *>(&e6);
   for (const auto &m : r.matches) {
-    xtables_match *mt =
-        xtables_find_match(m.name.c_str(), XTF_TRY_LOAD, nullptr);
+    xtables_match *mt = peek_match(m.name.c_str());
     if (mt == nullptr || mt->print == nullptr)
       continue;
     auto buf = entry(XT_ALIGN(sizeof(xt_entry_match)),
@@ -214,8 +214,7 @@ void print_rule_verbose(const Rule &r, Family family, bool legacy) {
     mt->print(ip, reinterpret_cast<xt_entry_match *>(buf.data()), 1);
   }
   if (r.target) {
-    xtables_target *tg =
-        xtables_find_target(r.target->name.c_str(), XTF_TRY_LOAD);
+    xtables_target *tg = peek_target(r.target->name.c_str());
     if (tg != nullptr && tg->print != nullptr) {
       auto buf = entry(XT_ALIGN(sizeof(xt_entry_target)), *r.target, true);
       tg->print(ip, reinterpret_cast<xt_entry_target *>(buf.data()), 1);

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "fastrestore/nft_rule.h"
+#include "fastrestore/xt_lookup.h"
 
 namespace fastrestore {
 namespace {
@@ -15,11 +16,11 @@ namespace {
 // How many bytes of an extension's payload userspace owns.
 size_t owned_size(bool target, const char *name, uint32_t rev, size_t len) {
   if (target) {
-    xtables_target *t = xtables_find_target(name, XTF_TRY_LOAD);
+    xtables_target *t = peek_target(name);
     if (t != nullptr && t->revision == rev && t->userspacesize <= len)
       return t->userspacesize;
   } else {
-    xtables_match *m = xtables_find_match(name, XTF_TRY_LOAD, nullptr);
+    xtables_match *m = peek_match(name);
     if (m != nullptr && m->revision == rev && m->userspacesize <= len)
       return m->userspacesize;
   }

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "fastrestore/xt_lookup.h"
+
 namespace fastrestore::save {
 namespace {
 
@@ -59,10 +61,7 @@ size_t PluginEntry::header_size() {
 xtables_match *match_plugin(const std::string &name, int revision) {
   static std::vector<Cached<xtables_match>> cache;
   return lookup(
-      cache, name, revision,
-      [](const char *n) {
-        return xtables_find_match(n, XTF_TRY_LOAD, nullptr);
-      },
+      cache, name, revision, [](const char *n) { return peek_match(n); },
       [](const char *n, xtables_match *m, int r) {
         return xtables_find_match_revision(n, XTF_TRY_LOAD, m, r);
       });
@@ -71,8 +70,7 @@ xtables_match *match_plugin(const std::string &name, int revision) {
 xtables_target *target_plugin(const std::string &name, int revision) {
   static std::vector<Cached<xtables_target>> cache;
   return lookup(
-      cache, name, revision,
-      [](const char *n) { return xtables_find_target(n, XTF_TRY_LOAD); },
+      cache, name, revision, [](const char *n) { return peek_target(n); },
       [](const char *n, xtables_target *t, int r) {
         return xtables_find_target_revision(n, XTF_TRY_LOAD, t, r);
       });

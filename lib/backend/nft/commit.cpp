@@ -26,6 +26,21 @@ Error batch_error(const Batch &batch, std::vector<KernelError> errors) {
   for (const auto &e : errors) {
     Diagnostic d;
     d.code = ExitCode::kernel;
+    if (e.seq == 0 && e.error == EMSGSIZE) {
+      // Not sent at all: nothing to name but the block, and nothing the
+      // kernel judged. iptables-nft-restore exits 1 here too.
+      std::string what;
+      batch.describe(2, d.loc, what);
+      d.code = ExitCode::format;
+      d.message = "this block's transaction is too large to send (" +
+                  e.message +
+                  "; without CAP_NET_ADMIN in the initial user namespace "
+                  "the buffer cannot grow past net.core.wmem_max): raise "
+                  "net.core.wmem_max or split the block into several "
+                  "COMMITs; nothing was changed";
+      diags.assign(1, d);
+      break;
+    }
     if (e.error == EPERM) {
       d.message = "permission denied: changing the firewall needs "
                   "CAP_NET_ADMIN (run as root)";

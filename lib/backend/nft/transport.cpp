@@ -57,7 +57,20 @@ public:
       sent = sendmsg(fd, &msg, 0);
     } while (sent < 0 && errno == EINTR);
     if (sent < 0) {
-      errors.push_back({0, errno, "sendmsg failed"});
+      const int err = errno;
+      if (err == EMSGSIZE) {
+        // The socket may not send that much at once: its send buffer is
+        // capped by net.core.wmem_max unless SO_SNDBUFFORCE was allowed.
+        int buf = 0;
+        socklen_t len = sizeof(buf);
+        getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, &len);
+        errors.push_back({0, err,
+                          "the transaction is " + std::to_string(size) +
+                              " bytes, the socket's send buffer " +
+                              std::to_string(buf) + " bytes"});
+        return errors;
+      }
+      errors.push_back({0, err, "sendmsg failed"});
       return errors;
     }
     // The kernel processes a batch inside sendmsg: every error it has to

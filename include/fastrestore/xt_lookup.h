@@ -1,0 +1,19 @@
+// libxtables plugin lookups for code that reads a plugin (its print and
+// save functions, its sizes) rather than parsing a rule into it.
+//
+// xtables_find_match and xtables_find_target hand out a malloc'd copy (a
+// "clone", whose next points to itself) of a plugin that a rule being
+// parsed already uses; a reader would have to free it, and
+// xtables_find_*_revision loops forever on one. These return the
+// registered plugin instead.
+#pragma once
+
+struct xtables_match;
+struct xtables_target;
+
+namespace fastrestore {
+
+xtables_match *peek_match(const char *name);
+xtables_target *peek_target(const char *name);
+
+} // namespace fastrestore
