@@ -66,9 +66,30 @@ std::vector<std::string> normalise(int argc, char **argv) {
   return args;
 }
 
+// Standard descriptors a caller closed are opened on /dev/null, so that no
+// socket or file the program opens later takes their place (a netlink
+// socket read as standard input would block forever). Returns whether
+// standard input was closed.
+bool open_closed_std_fds() {
+  bool stdin_closed = false;
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+      continue;
+    if (fd == 0)
+      stdin_closed = true;
+    int got = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+    if (got >= 0 && got != fd) { // cannot happen: the lowest free one
+      dup2(got, fd);
+      close(got);
+    }
+  }
+  return stdin_closed;
+}
+
 } // namespace
 
 int cli_main(int argc, char **argv) {
+  const bool stdin_closed = open_closed_std_fds();
   if (is_snapshot_command(argc, argv))
     return snapshot_main(argc, argv);
   if (is_ebtables_command(argc, argv))
@@ -209,6 +230,11 @@ int cli_main(int argc, char **argv) {
     cfg.wait = wait.empty() ? -1 : std::atoi(wait.c_str());
 
   int fd = STDIN_FILENO;
+  if (!vm.count("file") && stdin_closed) {
+    std::cerr << "fastrestore: standard input is closed: nothing to read "
+                 "(give a FILE, or the rules on standard input)\n";
+    return 1;
+  }
   if (vm.count("file")) {
     cfg.input_name = vm["file"].as<std::string>();
     fd = open(cfg.input_name.c_str(), O_RDONLY | O_CLOEXEC);

@@ -14,6 +14,7 @@
 
 #include <cstdarg>
 #include <cstring>
+#include <unordered_set>
 
 namespace fastrestore {
 namespace {
@@ -22,6 +23,10 @@ struct EbFailure {
   xtables_exittype status;
   std::string message;
 };
+
+// The declared chains: "-j NAME" jumps to one of them without asking
+// libxtables for a target of that name.
+std::unordered_set<std::string> g_chains;
 
 __attribute__((noreturn)) void eb_exit_err(enum xtables_exittype status,
                                            const char *msg, ...) {
@@ -457,7 +462,7 @@ Command Line::run(int line) {
         for (auto *k : g_loaded->targets)
           if (std::strcmp(k->name, optarg) == 0)
             t = k;
-        if (t == nullptr)
+        if (t == nullptr && g_chains.count(optarg) == 0)
           t = xtables_find_target(optarg, XTF_TRY_LOAD);
         if (t != nullptr && std::strcmp(t->name, "standard") != 0) {
           target_ = t;
@@ -692,8 +697,10 @@ EbParser::EbParser() {
 
 EbParser::~EbParser() = default;
 
+// Kept here rather than announced to libxtables, whose 512-bucket hash of
+// chain names grows quadratic with many chains.
 void EbParser::announce_chain(const std::string &name) {
-  xtables_announce_chain(name.c_str());
+  g_chains.insert(name);
 }
 
 // The table does not change how an ebtables line parses (the chain checks

@@ -29,6 +29,7 @@ public:
   // A chain name: "-j NAME" then jumps to it (as libxtables does for an
   // announced chain).
   void announce_chain(const std::string &name) { chains_.insert(name); }
+  const std::unordered_set<std::string> &chains() const { return chains_; }
 
   bool parse(const std::vector<Token> &words, const std::string &table,
              int line, const std::pair<uint64_t, uint64_t> *counters,

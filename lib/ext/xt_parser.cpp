@@ -110,8 +110,10 @@ XtParser::XtParser(Family family, std::unique_ptr<RevisionProbe> probe)
 
 XtParser::~XtParser() = default;
 
+// libxtables keeps announced chains in a 512-bucket hash (a million
+// chains would cost minutes of strcmp): the chains are kept here instead
+// and looked up before libxtables is asked for a target.
 void XtParser::announce_chain(const std::string &name) {
-  xtables_announce_chain(name.c_str());
   fast_->announce_chain(name);
 }
 
@@ -122,7 +124,7 @@ Command XtParser::parse(std::vector<Token> &words, const std::string &table,
   Command cmd;
   if (fast_on_ && fast_->parse(words, table, line, counters, cmd))
     return cmd;
-  XtRuleState st(family_, table, words, counters);
+  XtRuleState st(family_, table, words, counters, &fast_->chains());
   try {
     st.run();
     return st.finish(line);

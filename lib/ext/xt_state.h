@@ -13,6 +13,7 @@
 #include <linux/netfilter_ipv6/ip6_tables.h>
 
 #include <string>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -74,9 +75,11 @@ const char *kOptString();
 
 class XtRuleState {
 public:
+  // `chains`: the names "-j NAME" jumps to instead of loading a target.
   XtRuleState(Family family, const std::string &table,
               std::vector<Token> &words,
-              const std::pair<uint64_t, uint64_t> *counters);
+              const std::pair<uint64_t, uint64_t> *counters,
+              const std::unordered_set<std::string> *chains = nullptr);
   ~XtRuleState();
   XtRuleState(const XtRuleState &) = delete;
   XtRuleState &operator=(const XtRuleState &) = delete;
@@ -105,6 +108,7 @@ private:
   int word_of(const void *ext) const;
 
   Family family_;
+  const std::unordered_set<std::string> *chains_ = nullptr;
   std::string table_;
   std::vector<Token> &words_;
   std::vector<std::string> store_;

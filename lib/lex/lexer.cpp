@@ -55,7 +55,8 @@ void split_words(std::string_view line, LexResult &out) {
     }
     // A word with quotes: a quote opens a run where blanks are kept and a
     // backslash takes the next character literally; the closing quote ends
-    // the word. An unterminated quote keeps what it collected.
+    // the word. An unterminated quote keeps what it collected, and the
+    // line's newline.
     tok.text.assign(line.data() + i, j - i);
     bool in_quotes = false, escaped = false, done = false;
     for (i = j; i < n && !done; ++i) {
@@ -88,6 +89,10 @@ void split_words(std::string_view line, LexResult &out) {
     }
     if (!done)
       tok.col_end = static_cast<int>(i);
+    // iptables reads the line with its newline, which an unterminated
+    // quote keeps as part of the word.
+    if (!done && in_quotes && i == n)
+      tok.text.push_back('\n');
   }
   out.tokens.resize(used);
 }

@@ -28,6 +28,8 @@ family=$(header family)
 pre=$(header pre)
 pre_args=$(header pre-args)
 backend=${BACKEND:-nft}
+SAVE_IDENTITY=$(header save-identity)
+export SAVE_IDENTITY
 [ "$family" = bridge ] && [ "$backend" = legacy ] && {
   echo "SKIP: no legacy ebtables"
   exit 77
@@ -94,8 +96,11 @@ for f in $families; do
   fi
   $(tool $f save) -c 2>/dev/null | undated > "$tmp/ref.$f"
 done
-# The identity: what fastrestore saved, loaded by fastrestore elsewhere.
-for f in $families; do
+# The identity: what fastrestore saved, loaded by fastrestore elsewhere
+# (not for a case whose state no save can express, "# save-identity: no").
+identity_families=$families
+[ "${SAVE_IDENTITY:-}" = no ] && identity_families=
+for f in $identity_families; do
   restore_opts=$(mine $f)
   [ "$f" != b ] && restore_opts="$restore_opts -c"
   unshare -n bash -c '

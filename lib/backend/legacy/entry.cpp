@@ -125,7 +125,8 @@ std::vector<unsigned char> build(const Rule &r,
     em->u.match_size = static_cast<uint16_t>(mhdr + XT_ALIGN(m.data.size()));
     std::strncpy(em->u.user.name, m.name.c_str(), sizeof(em->u.user.name) - 1);
     em->u.user.revision = m.revision;
-    std::memcpy(buf.data() + off + mhdr, m.data.data(), m.data.size());
+    if (!m.data.empty())
+      std::memcpy(buf.data() + off + mhdr, m.data.data(), m.data.size());
     if (mask != nullptr)
       std::memset(mask->data() + off, 0xff,
                   mhdr + owned(false, m.name, m.data.size()));
@@ -136,8 +137,9 @@ std::vector<unsigned char> build(const Rule &r,
   std::strncpy(et->u.user.name, tname.c_str(), sizeof(et->u.user.name) - 1);
   if (ext) {
     et->u.user.revision = r.target->revision;
-    std::memcpy(buf.data() + off + thdr, r.target->data.data(),
-                r.target->data.size());
+    if (!r.target->data.empty()) // TRACE has no data (and no pointer)
+      std::memcpy(buf.data() + off + thdr, r.target->data.data(),
+                  r.target->data.size());
   }
   if (mask != nullptr)
     std::memset(
