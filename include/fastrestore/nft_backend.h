@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <memory>
+#include <stdexcept>
 
 #include "fastrestore/diagnostic.h"
 #include "fastrestore/nft_batch.h"
@@ -32,7 +33,19 @@ build_batch(const Plan &plan, Family family,
 
 // Sends the batch; throws Error (exit status 4, or the permission error)
 // naming the input line of every message the kernel refused.
-void commit_batch(const Batch &batch, Transport &transport);
+// With `genid`, the batch only applies if the ruleset is still at that
+// generation; otherwise nothing is applied and GenerationChanged is thrown.
+void commit_batch(const Batch &batch, Transport &transport,
+                  const uint32_t *genid = nullptr);
+
+// The ruleset changed since the generation a batch was planned against.
+struct GenerationChanged : std::runtime_error {
+  GenerationChanged()
+      : std::runtime_error("the ruleset changed while the batch was planned") {}
+};
+// Whether the kernel's answer to a batch sent with a generation says the
+// generation was stale.
+bool stale_generation(const std::vector<KernelError> &errors);
 // The Error commit_batch throws for the kernel's `errors` (not empty) about
 // `batch`'s messages.
 Error batch_error(const Batch &batch, std::vector<KernelError> errors);

@@ -2,6 +2,8 @@
 // record batches and script the kernel's answers instead.
 #pragma once
 
+#include <sys/uio.h>
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -22,10 +24,11 @@ class Transport {
 public:
   virtual ~Transport() = default;
   // Sends the whole batch with one sendmsg and returns every error the
-  // kernel reported for it (empty: committed).
-  std::vector<KernelError> send(const Batch &batch) {
-    return send_raw(batch.iov(), batch.size(), batch.messages());
-  }
+  // kernel reported for it (empty: committed). With `genid`, the kernel
+  // refuses the batch (ERESTART on BATCH_BEGIN) unless the ruleset is
+  // still at that generation.
+  std::vector<KernelError> send(const Batch &batch,
+                                const uint32_t *genid = nullptr);
   // The same for a batch already framed as bytes (BATCH_BEGIN ...
   // BATCH_END) in `iov`, `size` bytes holding `messages` object messages.
   virtual std::vector<KernelError> send_raw(const std::vector<iovec> &iov,
@@ -36,7 +39,15 @@ public:
   // Whether the kernel has this chain (one GETCHAIN, not a dump).
   virtual bool chain_exists(uint32_t family, const std::string &table,
                             const std::string &chain) = 0;
+  // The ruleset's generation id: read it before reading the tables a
+  // batch depends on, and send the batch with it.
+  virtual uint32_t generation() = 0;
 };
+
+// The iovecs of `iov` (a framed batch) with its BATCH_BEGIN replaced by one
+// that carries `genid` (`storage` holds the new BATCH_BEGIN).
+std::vector<iovec> with_generation(const std::vector<iovec> &iov,
+                                   uint32_t genid, std::string &storage);
 
 // A NETLINK_NETFILTER socket whose buffers grow to fit each batch.
 // Throws Error when the socket cannot be opened.
@@ -51,6 +62,8 @@ public:
   KernelTable read_table(uint32_t family, const std::string &table) override;
   bool chain_exists(uint32_t family, const std::string &table,
                     const std::string &chain) override;
+  uint32_t generation() override { return genid; }
+  uint32_t genid = 1;
   std::vector<std::pair<std::string, KernelTable>> tables; // for read_table
   std::vector<std::string> sent;                           // raw batch bytes
   std::vector<std::vector<KernelError>> replies; // consumed front first

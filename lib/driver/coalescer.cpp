@@ -164,15 +164,30 @@ std::vector<iovec> Coalescer::merge(const std::vector<Item> &items, size_t n,
 
 void Coalescer::commit_all(std::vector<Item> &items) {
   size_t size, messages;
-  std::string storage;
+  std::string storage, begin;
   std::vector<iovec> iov =
       merge(items, items.size(), true, size, messages, storage);
+  if (genid_) {
+    iov = nft::with_generation(iov, *genid_, begin);
+    size = 0;
+    for (const auto &v : iov)
+      size += v.iov_len;
+  }
   std::vector<nft::KernelError> errors;
   {
     PhaseTimer timer(phase_stats().kernel_s);
     errors = transport_.send_raw(iov, size, messages);
   }
   phase_stats().bytes += size;
+  if (genid_ && nft::stale_generation(errors)) {
+    Diagnostic d;
+    d.loc.line = items.front().first_line;
+    d.message = "another program changed the kernel's rules while this "
+                "input was read (--all-or-nothing plans every block from "
+                "what it read); nothing was changed, run it again";
+    d.code = ExitCode::kernel;
+    throw Error(std::move(d));
+  }
   if (errors.empty()) {
     const std::string how = "applied, one of " + std::to_string(items.size()) +
                             " blocks in one transaction";

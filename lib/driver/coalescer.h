@@ -15,6 +15,7 @@
 
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -34,6 +35,12 @@ public:
   int wait_ms() const { return wait_ms_; }
   bool pending() const { return !items_.empty(); }
   bool holds_all() const { return hold_all_; }
+  // --all-or-nothing: a held block was planned from the kernel's rules at
+  // this generation (the first one noted is sent with the transaction).
+  void note_generation(uint32_t genid) {
+    if (!genid_)
+      genid_ = genid;
+  }
   // Whether a held block changes `table` (what the kernel says of it is
   // then not what the transaction will find).
   bool pending_table(const std::string &table) const;
@@ -80,6 +87,7 @@ private:
   size_t bytes_ = 0, iovs_ = 0;
   std::set<std::string> chains_;
   bool hold_all_ = false;
+  std::optional<uint32_t> genid_;
 };
 
 } // namespace fastrestore

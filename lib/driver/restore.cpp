@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <ostream>
 #include <set>
 
@@ -60,6 +61,7 @@ public:
           refuse_held_read(table);
         if (coalescer_ != nullptr && !hold)
           coalescer_->flush();
+        note_generation();
         return transport_->read_table(batch_->family(), table);
       };
       kernel.chain_exists = [this, table, hold](const std::string &chain) {
@@ -68,6 +70,8 @@ public:
           return true;
         if (hold && doubtful_tables_.count(table))
           refuse_held_read(table);
+        // No generation for this answer: a plan made from it is checked by
+        // the kernel itself (a chain made twice, or gone, is an error).
         if (coalescer_ != nullptr && !hold)
           coalescer_->flush();
         bool found = transport_->chain_exists(batch_->family(), table, chain);
@@ -89,9 +93,11 @@ public:
     new_chains_.clear();
     batch_ = std::make_unique<nft::Batch>(cfg_.family);
     cur_loc_ = loc;
+    genid_.reset();
     if (cfg_.verbose && !cfg_.noflush && transport_ != nullptr) {
       if (hold && coalescer_->pending_table(table))
         refuse_held_read(table);
+      note_generation();
       verbose_preamble(table, loc);
     } else
       nft::begin_block(*batch_, table, loc, !cfg_.noflush, table_ready_);
@@ -120,8 +126,12 @@ public:
       // Small blocks join the group (with their lines, for a message);
       // with --all-or-nothing every block does.
       const bool hold = coalescer_ != nullptr && coalescer_->holds_all();
+      if (hold && genid_)
+        coalescer_->note_generation(*genid_);
+      // A block planned from what the kernel holds goes alone, sent with
+      // the generation it read (see retry_block).
       if (coalescer_ != nullptr &&
-          (hold || (cfg_.noflush && text_.count() <= 1000))) {
+          (hold || (cfg_.noflush && !genid_ && text_.count() <= 1000))) {
         std::vector<std::string> lines;
         if (text_.count() <= 1000)
           text_.each(loc_.line, loc.line,
@@ -131,9 +141,15 @@ public:
       } else {
         if (coalescer_ != nullptr)
           coalescer_->flush();
-        nft::commit_batch(*batch_, *transport_);
+        try {
+          nft::commit_batch(*batch_, *transport_, genid_ ? &*genid_ : nullptr);
+        } catch (const nft::GenerationChanged &) {
+          retry_block(loc);
+          return;
+        }
       }
     }
+    retries_ = 0;
     batch_.reset();
   }
 
@@ -336,6 +352,42 @@ private:
     fflush(stdout);
   }
 
+  // The generation of the ruleset, read once per block before the first
+  // thing the block reads from the kernel.
+  void note_generation() {
+    if (!genid_ && transport_ != nullptr)
+      genid_ = transport_->generation();
+  }
+
+  // The kernel's ruleset changed between reading it and committing (another
+  // program committed): nothing was applied. As iptables-nft does, the
+  // block is planned again from what the kernel holds now, by reading its
+  // lines again.
+  void retry_block(const Location &commit_loc) {
+    constexpr int kMaxRetries = 50;
+    if (++retries_ > kMaxRetries) {
+      retries_ = 0;
+      Diagnostic d;
+      d.loc = commit_loc;
+      d.message = "the kernel's rules kept changing while this block was "
+                  "planned (" +
+                  std::to_string(kMaxRetries) +
+                  " attempts); nothing of it was applied";
+      d.code = ExitCode::kernel;
+      throw Error(std::move(d));
+    }
+    batch_.reset();
+    RestoreParser again(
+        xt_,
+        ParseOptions{cfg_.counters, {}, false, cfg_.family == Family::bridge},
+        *this);
+    const int last = text_.first() + text_.count() - 1;
+    text_.each(text_.first(), last,
+               [&](std::string_view line, int n) { again.feed(line, n); });
+    if (again.in_table()) // a block ended by the next table line or EOF
+      again.finish(last);
+  }
+
   // Parses the block's lines again into a whole Block.
   Block replay() {
     Block block;
@@ -382,7 +434,9 @@ private:
   bool needs_model_ = false;
   std::map<std::string, std::pair<std::string, Location>> eb_policies_;
   std::set<std::string> new_chains_;
-  Location cur_loc_;                      // the entry being planned
+  Location cur_loc_;              // the entry being planned
+  std::optional<uint32_t> genid_; // the generation this block read
+  int retries_ = 0;
   std::set<std::string> doubtful_tables_; // --all-or-nothing: chains
                                           // deleted or renamed in held blocks
 };

@@ -248,7 +248,10 @@ bool Line::inverse(const char *option) {
   if (std::strcmp(option, "!") == 0) {
     if (invert_ == 1)
       xtables_error(PARAMETER_PROBLEM, "Double use of '!' not allowed");
-    optarg = optind >= argc() ? nullptr : argv_[optind];
+    // ebtables-nft goes on with no argument here and crashes.
+    if (optind >= argc())
+      xtables_error(PARAMETER_PROBLEM, "No argument after '!'");
+    optarg = argv_[optind];
     ++optind;
     invert_ = 1;
     return true;

@@ -247,11 +247,16 @@ int save_nft(const TextSaveOptions &opts) {
       names.emplace_back(name);
   // A dump is not atomic: read again when the ruleset changed meanwhile.
   Result res;
-  for (int attempt = 0; attempt < 10; ++attempt) {
+  bool stable = false;
+  for (int attempt = 0; attempt < 10 && !stable; ++attempt) {
     const uint32_t gen = ruleset_generation(opts.family);
     res = Saver(opts).run(names);
-    if (ruleset_generation(opts.family) == gen)
-      break;
+    stable = ruleset_generation(opts.family) == gen;
+  }
+  if (!stable) {
+    fprintf(stderr, "fastrestore save: the ruleset kept changing while it "
+                    "was read (10 attempts)\n");
+    return 1;
   }
   fwrite(res.text.data(), 1, res.text.size(), stdout);
   fflush(stdout);

@@ -6,15 +6,25 @@
 
 namespace fastrestore::nft {
 
-void commit_batch(const Batch &batch, Transport &transport) {
+bool stale_generation(const std::vector<KernelError> &errors) {
+  for (const auto &e : errors)
+    if (e.error == ERESTART)
+      return true;
+  return false;
+}
+
+void commit_batch(const Batch &batch, Transport &transport,
+                  const uint32_t *genid) {
   std::vector<KernelError> errors;
   {
     PhaseTimer timer(phase_stats().kernel_s);
-    errors = transport.send(batch);
+    errors = transport.send(batch, genid);
   }
   phase_stats().bytes += batch.size();
   if (errors.empty())
     return;
+  if (genid != nullptr && stale_generation(errors))
+    throw GenerationChanged();
   throw batch_error(batch, std::move(errors));
 }
 

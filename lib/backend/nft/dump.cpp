@@ -1,4 +1,5 @@
 // Reading a table's chains and rule handles from the kernel (two dumps).
+#include <arpa/inet.h>
 #include <cstdio> // libnftnl headers need FILE
 #include <libmnl/libmnl.h>
 #include <libnftnl/chain.h>
@@ -6,6 +7,7 @@
 #include <libnftnl/rule.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter/nf_tables.h>
+#include <linux/netfilter/nfnetlink.h>
 
 #include <cerrno>
 #include <cstring>
@@ -14,6 +16,7 @@
 #include <memory>
 #include <vector>
 
+#include "attrs.h"
 #include "dump.h"
 
 namespace fastrestore::nft {
@@ -53,13 +56,50 @@ bool run_dump(mnl_socket *nl, const nlmsghdr *req, const char *what,
     if (ret < 0) {
       if (errno == ENOENT)
         return false;
+      if (errno == EINTR) { // a commit changed the ruleset mid-dump
+        if (!ends_answer(buf.get(), static_cast<size_t>(n)))
+          drain(nl, buf.get(), size);
+        throw DumpInterrupted();
+      }
       fail(what);
     }
   }
 }
 
+bool ends_answer(const char *buf, size_t len) {
+  int left = static_cast<int>(len);
+  for (auto *m = reinterpret_cast<const nlmsghdr *>(buf);
+       mnl_nlmsg_ok(m, left); m = mnl_nlmsg_next(m, &left))
+    if (m->nlmsg_type == NLMSG_DONE || m->nlmsg_type == NLMSG_ERROR)
+      return true;
+  return false;
+}
+
+void drain(mnl_socket *nl, char *buf, size_t size) {
+  for (;;) {
+    ssize_t n = mnl_socket_recvfrom(nl, buf, size);
+    if (n <= 0 || ends_answer(buf, static_cast<size_t>(n)))
+      return;
+  }
+}
+
 KernelTable read_kernel_table(mnl_socket *nl, uint32_t family,
                               const std::string &table) {
+  // A dump another commit interrupts is read again, as iptables-nft does.
+  for (int attempt = 1;; ++attempt) {
+    try {
+      return read_kernel_table_once(nl, family, table);
+    } catch (const DumpInterrupted &) {
+      if (attempt == 100) {
+        errno = EINTR;
+        fail("rules (the ruleset kept changing)");
+      }
+    }
+  }
+}
+
+KernelTable read_kernel_table_once(mnl_socket *nl, uint32_t family,
+                                   const std::string &table) {
   KernelTable out;
   std::vector<char> req(MNL_SOCKET_BUFFER_SIZE);
   uint32_t seq = static_cast<uint32_t>(time(nullptr));
@@ -109,6 +149,23 @@ KernelTable read_kernel_table(mnl_socket *nl, uint32_t family,
     nftnl_rule_free(rr);
   });
   return out;
+}
+
+uint32_t kernel_generation(mnl_socket *nl) {
+  std::vector<char> req(MNL_SOCKET_BUFFER_SIZE);
+  nlmsghdr *nlh =
+      nftnl_nlmsg_build_hdr(req.data(), NFT_MSG_GETGEN, AF_UNSPEC, NLM_F_ACK,
+                            static_cast<uint32_t>(time(nullptr)));
+  uint32_t id = 0;
+  run_dump(nl, nlh, "generation", [&](const nlmsghdr *m) {
+    if (NFNL_MSG_TYPE(m->nlmsg_type) != NFT_MSG_NEWGEN)
+      return;
+    each_top(m, [&](const nlattr *a) {
+      if (attr_type(a) == NFTA_GEN_ID && attr_len(a) >= sizeof(uint32_t))
+        id = ntohl(mnl_attr_get_u32(a));
+    });
+  });
+  return id;
 }
 
 bool kernel_chain_exists(mnl_socket *nl, uint32_t family,

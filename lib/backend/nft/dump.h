@@ -13,6 +13,9 @@ namespace fastrestore::nft {
 KernelTable read_kernel_table(mnl_socket *nl, uint32_t family,
                               const std::string &table);
 
+// The ruleset's generation id (one GETGEN): every commit changes it.
+uint32_t kernel_generation(mnl_socket *nl);
+
 // Whether the kernel has chain `chain` of `table` (one GETCHAIN).
 bool kernel_chain_exists(mnl_socket *nl, uint32_t family,
                          const std::string &table, const std::string &chain);
@@ -21,8 +24,17 @@ bool kernel_chain_exists(mnl_socket *nl, uint32_t family,
 // the kernel ends it (a dump's DONE, or the ACK of a request with
 // NLM_F_ACK). Returns false when the kernel answers ENOENT; throws Error
 // (naming `what`) on any other failure.
+// A dump the kernel marks interrupted (NLM_F_DUMP_INTR: a commit changed
+// what it lists) throws DumpInterrupted, after reading the dump's end.
 using DumpCallback = std::function<void(const nlmsghdr *)>;
 bool run_dump(mnl_socket *nl, const nlmsghdr *req, const char *what,
               const DumpCallback &cb);
+struct DumpInterrupted {};
+// Whether a received buffer holds the end of an answer (DONE, or an ACK
+// or error); drain reads and drops the rest of an answer up to its end.
+bool ends_answer(const char *buf, size_t len);
+void drain(mnl_socket *nl, char *buf, size_t size);
+KernelTable read_kernel_table_once(mnl_socket *nl, uint32_t family,
+                                   const std::string &table);
 
 } // namespace fastrestore::nft

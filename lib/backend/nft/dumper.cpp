@@ -46,17 +46,18 @@ Dumper::~Dumper() {
 }
 
 uint32_t Dumper::generation() {
-  char req[MNL_SOCKET_BUFFER_SIZE];
-  nlmsghdr *nlh =
-      nftnl_nlmsg_build_hdr(req, NFT_MSG_GETGEN, AF_UNSPEC, NLM_F_ACK, ++seq_);
-  uint32_t gen = 0;
-  run_dump(nl_, nlh, "generation", [&](const nlmsghdr *m) {
-    each_top(m, [&](const nlattr *a) {
-      if (mnl_attr_get_type(a) == NFTA_GEN_ID)
-        gen = ntohl(mnl_attr_get_u32(a));
-    });
-  });
-  return gen;
+  return kernel_generation(nl_);
+}
+
+// Every reader of a Dumper compares the generation before and after its
+// dumps and reads again when it changed, so a dump a commit interrupted
+// just ends early here.
+void Dumper::run(const nlmsghdr *req, const char *what,
+                 const DumpCallback &cb) {
+  try {
+    run_dump(nl_, req, what, cb);
+  } catch (const DumpInterrupted &) {
+  }
 }
 
 void Dumper::dump(uint16_t type, const char *what, const std::string &table,
@@ -68,12 +69,12 @@ void Dumper::dump(uint16_t type, const char *what, const std::string &table,
   if (!set.empty())
     mnl_attr_put_strz(nlh, NFTA_SET_ELEM_LIST_SET, set.c_str());
   if (table.empty()) {
-    run_dump(nl_, nlh, what, cb);
+    run(nlh, what, cb);
     return;
   }
   // Not every dump honours the table filter (chains come for the whole
   // family): keep only the table's own objects.
-  run_dump(nl_, nlh, what, [&](const nlmsghdr *m) {
+  run(nlh, what, [&](const nlmsghdr *m) {
     if (attr_str(m, 1) == table)
       cb(m);
   });
@@ -86,7 +87,7 @@ void Dumper::dump_rules(const std::string &table, const std::string &chain,
       nftnl_nlmsg_build_hdr(req, NFT_MSG_GETRULE, family_, NLM_F_DUMP, ++seq_);
   mnl_attr_put_strz(nlh, NFTA_RULE_TABLE, table.c_str());
   mnl_attr_put_strz(nlh, NFTA_RULE_CHAIN, chain.c_str());
-  run_dump(nl_, nlh, "rules", cb);
+  run(nlh, "rules", cb);
 }
 
 } // namespace fastrestore::nft

@@ -35,6 +35,8 @@ public:
                   const DumpCallback &cb);
 
 private:
+  void run(const nlmsghdr *req, const char *what, const DumpCallback &cb);
+
   mnl_socket *nl_;
   uint8_t family_;
   uint32_t seq_;

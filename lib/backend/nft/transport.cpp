@@ -2,7 +2,9 @@
 
 #include "dump.h"
 
+#include <arpa/inet.h>
 #include <libmnl/libmnl.h>
+#include <linux/netfilter/nfnetlink.h>
 #include <linux/netlink.h>
 #include <sys/socket.h>
 
@@ -38,6 +40,8 @@ public:
                     const std::string &chain) override {
     return kernel_chain_exists(nl_, family, table, chain);
   }
+
+  uint32_t generation() override { return kernel_generation(nl_); }
 
   std::vector<KernelError> send_raw(const std::vector<iovec> &iov_in,
                                     size_t size, size_t messages) override {
@@ -183,6 +187,43 @@ RecordingTransport::send_raw(const std::vector<iovec> &iov, size_t, size_t) {
   auto r = std::move(replies.front());
   replies.erase(replies.begin());
   return r;
+}
+
+} // namespace fastrestore::nft
+
+namespace fastrestore::nft {
+
+std::vector<KernelError> Transport::send(const Batch &batch,
+                                         const uint32_t *genid) {
+  if (genid == nullptr)
+    return send_raw(batch.iov(), batch.size(), batch.messages());
+  std::string begin;
+  std::vector<iovec> iov = with_generation(batch.iov(), *genid, begin);
+  size_t size = 0;
+  for (const auto &v : iov)
+    size += v.iov_len;
+  return send_raw(iov, size, batch.messages());
+}
+
+std::vector<iovec> with_generation(const std::vector<iovec> &iov,
+                                   uint32_t genid, std::string &storage) {
+  // The batch's own BATCH_BEGIN: a netlink header and an nfgenmsg.
+  constexpr size_t kBegin = MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(nfgenmsg));
+  const auto *old = static_cast<const nlmsghdr *>(iov.front().iov_base);
+  storage.assign(kBegin + MNL_ATTR_HDRLEN + sizeof(uint32_t), '\0');
+  auto *nlh = reinterpret_cast<nlmsghdr *>(storage.data());
+  std::memcpy(nlh, old, kBegin);
+  nlh->nlmsg_len = static_cast<uint32_t>(kBegin);
+  mnl_attr_put_u32(nlh, NFNL_BATCH_GENID, htonl(genid));
+  std::vector<iovec> out;
+  out.push_back({storage.data(), nlh->nlmsg_len});
+  iovec first = iov.front();
+  first.iov_base = static_cast<char *>(first.iov_base) + kBegin;
+  first.iov_len -= kBegin;
+  if (first.iov_len > 0)
+    out.push_back(first);
+  out.insert(out.end(), iov.begin() + 1, iov.end());
+  return out;
 }
 
 } // namespace fastrestore::nft
