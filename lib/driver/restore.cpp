@@ -19,6 +19,7 @@
 #include "fastrestore/legacy.h"
 #include "fastrestore/nft_backend.h"
 #include "fastrestore/plan.h"
+#include "fastrestore/plugin_failure.h"
 #include "fastrestore/restore_parser.h"
 #include "fastrestore/rule_print.h"
 #include "fastrestore/rule_signature.h"
@@ -611,6 +612,11 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
     }
     print_error(e, text, cfg, err);
     return static_cast<int>(e.diag().code);
+  } catch (const PluginFailure &f) {
+    // A plugin refused to print a rule (-v), as iptables would exit.
+    fflush(stdout);
+    err << "fastrestore: " << f.message << "\n";
+    return static_cast<int>(f.status);
   }
   return 0;
 }

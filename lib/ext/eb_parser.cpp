@@ -3,7 +3,9 @@
 // file holds, written for fastrestore with word positions in errors.
 #include "eb_parser.h"
 
+#include "fastrestore/plugin_failure.h"
 #include "fastrestore/stats.h"
+#include "fastrestore/xt_lookup.h"
 
 #include <getopt.h>
 #include <netinet/ether.h>
@@ -19,11 +21,6 @@
 namespace fastrestore {
 namespace {
 
-struct EbFailure {
-  xtables_exittype status;
-  std::string message;
-};
-
 // The declared chains: "-j NAME" jumps to one of them without asking
 // libxtables for a target of that name.
 std::unordered_set<std::string> g_chains;
@@ -38,7 +35,7 @@ __attribute__((noreturn)) void eb_exit_err(enum xtables_exittype status,
   std::string s = buf;
   while (!s.empty() && (s.back() == '\n' || s.back() == ' '))
     s.pop_back();
-  throw EbFailure{status, s};
+  throw PluginFailure{static_cast<int>(status), s};
 }
 
 // ebtables' own option table (the names getopt_long resolves).
@@ -465,10 +462,19 @@ Command Line::run(int line) {
         for (auto *k : g_loaded->targets)
           if (std::strcmp(k->name, optarg) == 0)
             t = k;
+        // Any other target plugin (an xt one such as CT: the kernel
+        // decides) gets its entry on first use, as ebtables-nft does;
+        // peek_target keeps one entry per plugin instead of a fresh copy
+        // per line.
         if (t == nullptr && g_chains.count(optarg) == 0)
-          t = xtables_find_target(optarg, XTF_TRY_LOAD);
+          t = peek_target(optarg);
         if (t != nullptr && std::strcmp(t->name, "standard") != 0) {
           target_ = t;
+          if (t->t == nullptr) {
+            size_t size = XT_ALIGN(sizeof(xt_entry_target)) + t->size;
+            t->t = static_cast<xt_entry_target *>(xtables_calloc(1, size));
+            t->t->u.target_size = static_cast<uint16_t>(size);
+          }
           reset_target(t);
           std::snprintf(t->t->u.user.name, sizeof(t->t->u.user.name), "%s",
                         t->real_name != nullptr ? t->real_name : optarg);
@@ -719,7 +725,7 @@ Command EbParser::parse(std::vector<Token> &words, const std::string &,
     Command c = l.run(line);
     c.loc = l.where(line);
     return c;
-  } catch (EbFailure &f) {
+  } catch (PluginFailure &f) {
     Diagnostic d;
     d.loc = l.where(line);
     d.message = f.message;

@@ -5,6 +5,7 @@
 // loop. It is written for fastrestore and adds word positions to errors.
 #include "fastrestore/xt_parser.h"
 
+#include "fastrestore/plugin_failure.h"
 #include "fastrestore/stats.h"
 
 #include <arpa/inet.h>
@@ -25,11 +26,6 @@
 namespace fastrestore {
 namespace {
 
-struct XtFailure {
-  xtables_exittype status;
-  std::string message;
-};
-
 std::string trim(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == ' '))
     s.pop_back();
@@ -46,7 +42,7 @@ __attribute__((noreturn)) void exit_err_cb(enum xtables_exittype status,
   va_start(ap, msg);
   vsnprintf(buf, sizeof(buf), msg, ap);
   va_end(ap);
-  throw XtFailure{status, trim(buf)};
+  throw PluginFailure{static_cast<int>(status), trim(buf)};
 }
 
 RevisionProbe *g_probe = nullptr;
@@ -128,7 +124,7 @@ Command XtParser::parse(std::vector<Token> &words, const std::string &table,
   try {
     st.run();
     return st.finish(line);
-  } catch (XtFailure &f) {
+  } catch (PluginFailure &f) {
     Diagnostic d;
     d.loc = st.error_location(line);
     d.message = f.message;

@@ -22,6 +22,7 @@
 #include "../snapshot/format.h"
 #include "../snapshot/snapshot.h"
 #include "fastrestore/diagnostic.h"
+#include "fastrestore/plugin_failure.h"
 #include "fastrestore/tables.h"
 #include "kernel_rules.h"
 #include "print.h"
@@ -115,7 +116,9 @@ void read_file(const snapshot::View &view, const EbListOptions &opts,
 
 } // namespace
 
-int ebtables_list(const EbListOptions &opts) {
+namespace {
+
+int list(const EbListOptions &opts) {
   static std::unique_ptr<EbParser> plugins;
   plugins = std::make_unique<EbParser>();
   const BuiltinTable *bt = find_builtin_table(opts.table, Family::bridge);
@@ -228,6 +231,19 @@ int ebtables_list(const EbListOptions &opts) {
   }
   fflush(stdout);
   return 0;
+}
+
+} // namespace
+
+int ebtables_list(const EbListOptions &opts) {
+  try {
+    return list(opts);
+  } catch (const PluginFailure &f) {
+    // A plugin refused to print a rule (ebtables-nft exits the same way).
+    fflush(stdout);
+    fprintf(stderr, "fastrestore ebtables: %s\n", f.message.c_str());
+    return static_cast<int>(f.status);
+  }
 }
 
 } // namespace fastrestore

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "fastrestore/diagnostic.h"
+#include "fastrestore/plugin_failure.h"
 #include "save.h"
 
 namespace fastrestore {
@@ -20,6 +21,12 @@ int text_save(const TextSaveOptions &opts) {
     fflush(stdout);
     fprintf(stderr, "fastrestore save: %s\n", e.diag().message.c_str());
     return e.diag().code == ExitCode::ok ? 1 : static_cast<int>(e.diag().code);
+  } catch (const PluginFailure &f) {
+    // A plugin refused to print what the kernel holds (iptables-save
+    // exits the same way).
+    fflush(stdout);
+    fprintf(stderr, "fastrestore save: %s\n", f.message.c_str());
+    return static_cast<int>(f.status);
   }
 }
 
