@@ -278,7 +278,12 @@ void save_nft_tables(FileWriter &file, Header &h, const Options &opts,
         };
       };
       uint32_t objs = 0, flowtables = 0;
-      kernel.dump(NFT_MSG_GETCHAIN, "chains", name, {}, count(te.chains));
+      std::vector<std::string> chains;
+      kernel.dump(NFT_MSG_GETCHAIN, "chains", name, {}, [&](const nlmsghdr *m) {
+        out.emit(m);
+        ++te.chains;
+        chains.push_back(attr_str(m, NFTA_CHAIN_NAME));
+      });
       kernel.dump(NFT_MSG_GETOBJ, "objects", name, {}, count(objs));
       kernel.dump(NFT_MSG_GETFLOWTABLE, "flowtables", name, {},
                   count(flowtables));
@@ -293,7 +298,11 @@ void save_nft_tables(FileWriter &file, Header &h, const Options &opts,
         kernel.dump(NFT_MSG_GETSETELEM, "set elements", name, set,
                     [&](const nlmsghdr *m) { out.emit(m); });
       te.elements = out.elements() - elements_before;
-      kernel.dump(NFT_MSG_GETRULE, "rules", name, {}, count(te.rules));
+      // One rule dump per chain: the kernel restarts a dump from the
+      // first rule it covers for every reply, so one dump of a whole
+      // table is quadratic in its rules.
+      for (const auto &chain : chains)
+        kernel.dump_rules(name, chain, count(te.rules));
       h.objects += objs + flowtables;
       dir.push_back(te);
     }
