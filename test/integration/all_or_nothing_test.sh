@@ -7,19 +7,7 @@
 # the same tables with and without the option.
 #   all_or_nothing_test.sh FASTRESTORE
 set -u
-fr=$(realpath "$1")
-if [ "$(id -u)" != 0 ] || ! unshare -n true 2>/dev/null; then
-  echo "SKIP: needs root and network namespaces"
-  exit 77
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-check() { # NAME COMMAND...
-  local name=$1
-  shift
-  if "$@"; then echo "ok: $name"; else echo "FAILED: $name"; fail=1; fi
-}
+. "$(dirname "$0")/common.sh"
 
 cat >"$tmp/pre" <<'EOF'
 *filter

@@ -8,13 +8,7 @@
 # appends; chains made and deleted.
 #   coalesce_test.sh FASTRESTORE
 set -u
-fr=$(realpath "$1")
-if [ "$(id -u)" != 0 ] || ! unshare -n true 2>/dev/null; then
-  echo "SKIP: needs root and network namespaces"
-  exit 77
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/common.sh"
 
 base='*filter
 :INPUT ACCEPT [0:0]

@@ -11,21 +11,9 @@
 #   exactly one of the inputs.
 #   concurrency_test.sh FASTRESTORE
 set -u
-fr=$(realpath "$1")
-if [ "$(id -u)" != 0 ] || ! unshare -n true 2>/dev/null; then
-  echo "SKIP: needs root and network namespaces"
-  exit 77
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/common.sh"
 procs=8
 rounds=50
-fail=0
-check() { # NAME COMMAND...
-  local name=$1
-  shift
-  if "$@"; then echo "ok: $name"; else echo "FAILED: $name"; fail=1; fi
-}
 
 # The block process P sends in round R.
 block() { # P R

@@ -5,13 +5,7 @@
 # file is refused and changes nothing.
 #   ebtables_atomic_test.sh FASTRESTORE
 set -u
-fr=$(realpath "$1")
-if [ "$(id -u)" != 0 ] || ! unshare -n true 2>/dev/null; then
-  echo "SKIP: needs root and network namespaces"
-  exit 77
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/common.sh"
 cat > "$tmp/rules" <<'RULES'
 -A FORWARD -p IPv4 --ip-src 10.0.0.1 -j ACCEPT
 -A FORWARD --among-dst 00:11:22:33:44:55,00:11:22:33:44:66 -j DROP

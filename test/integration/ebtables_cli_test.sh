@@ -6,13 +6,7 @@
 # nft list ruleset). A program named ebtables (a symlink) must act alike.
 #   ebtables_cli_test.sh FASTRESTORE
 set -u
-fr=$(realpath "$1")
-if [ "$(id -u)" != 0 ] || ! unshare -n true 2>/dev/null; then
-  echo "SKIP: needs root and network namespaces"
-  exit 77
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/common.sh"
 ln -s "$fr" "$tmp/ebtables"
 cat > "$tmp/commands" <<'CMDS'
 -A INPUT -p IPv4 -i eth0 -j ACCEPT

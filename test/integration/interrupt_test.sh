@@ -16,15 +16,9 @@
 # alternate between the one-block input and the two-block input with
 # --all-or-nothing.
 set -u
-fr=$(realpath "$1")
 trials=${2:-20}
 rules=${3:-20000}
-if [ "$(id -u)" != 0 ] || ! unshare -n true 2>/dev/null; then
-  echo "SKIP: needs root and network namespaces"
-  exit 77
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/common.sh"
 
 # The old ruleset: a few rules in filter and nat. The new one: RULES rules
 # in chains of 100, jumped to from INPUT, and a nat rule.

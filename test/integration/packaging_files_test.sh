@@ -9,20 +9,8 @@
 #    command, the chain names the kernel has.
 #   packaging_files_test.sh FASTRESTORE SOURCE_DIR
 set -u
-fr=$(realpath "$1")
 src=$(realpath "$2")
-if [ "$(id -u)" != 0 ] || ! unshare -n true 2>/dev/null; then
-  echo "SKIP: needs root and network namespaces"
-  exit 77
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-check() { # NAME COMMAND...
-  local name=$1
-  shift
-  if "$@"; then echo "ok: $name"; else echo "FAILED: $name"; fail=1; fi
-}
+. "$(dirname "$0")/common.sh"
 export FASTRESTORE=$fr FASTRESTORE_RULES_DIR=$tmp/etc FASTRESTORE_SNAPSHOT_DIR=$tmp/snap
 boot=$src/packaging/fastrestore-boot
 mkdir -p "$tmp/etc"

@@ -14,22 +14,6 @@ using namespace fastrestore;
 
 namespace {
 
-Plan small_plan() {
-  Plan p;
-  p.table = "filter";
-  p.loc.line = 1;
-  p.replace = true;
-  PlannedChain in;
-  in.name = "INPUT";
-  in.loc.line = 2;
-  in.builtin = find_builtin_chain(*find_builtin_table("filter"), "INPUT");
-  Command c = test::parse_line("-A INPUT -j ACCEPT");
-  c.rules[0].loc.line = 3;
-  in.rules = c.rules;
-  p.chains.push_back(in);
-  return p;
-}
-
 std::vector<std::pair<uint16_t, uint32_t>> messages(const std::string &b) {
   std::vector<std::pair<uint16_t, uint32_t>> out;
   size_t off = 0;
@@ -64,7 +48,7 @@ std::string hexdump(const std::string &b, size_t n) {
 
 TEST_CASE("replace batch: begin, table create/delete/create, chain, rule, end",
           "[batch]") {
-  auto batch = nft::build_batch(small_plan(), Family::ipv4);
+  auto batch = nft::build_batch(test::one_rule_plan(), Family::ipv4);
   nft::RecordingTransport rec;
   nft::commit_batch(*batch, rec);
   REQUIRE(rec.sent.size() == 1);
@@ -83,7 +67,7 @@ TEST_CASE("replace batch: begin, table create/delete/create, chain, rule, end",
 TEST_CASE("batch begin framing (raw bytes)", "[batch]") {
   // fastrestore -t on "*filter / COMMIT": first message is BATCH_BEGIN for
   // the nftables subsystem.
-  auto batch = nft::build_batch(small_plan(), Family::ipv4);
+  auto batch = nft::build_batch(test::one_rule_plan(), Family::ipv4);
   std::string raw = batch->bytes();
   CHECK(hexdump(raw, 20) == "14000000\n" // length 20
                             "10000100\n" // NFNL_MSG_BATCH_BEGIN, NLM_F_REQUEST
@@ -105,7 +89,7 @@ TEST_CASE("an empty replace deletes the table and creates nothing", "[batch]") {
 }
 
 TEST_CASE("kernel errors map back to input lines", "[batch]") {
-  auto batch = nft::build_batch(small_plan(), Family::ipv4);
+  auto batch = nft::build_batch(test::one_rule_plan(), Family::ipv4);
   nft::RecordingTransport rec;
   rec.replies.push_back({{6, EINVAL, ""}, {5, ENOENT, "hook"}});
   try {
@@ -124,7 +108,7 @@ TEST_CASE("kernel errors map back to input lines", "[batch]") {
 }
 
 TEST_CASE("no permission is one clear line", "[batch]") {
-  auto batch = nft::build_batch(small_plan(), Family::ipv4);
+  auto batch = nft::build_batch(test::one_rule_plan(), Family::ipv4);
   nft::RecordingTransport rec;
   rec.replies.push_back({{1, EPERM, ""}, {2, EPERM, ""}});
   try {

@@ -20,22 +20,6 @@ using namespace fastrestore;
 
 namespace {
 
-Plan one_rule_plan() {
-  Plan p;
-  p.table = "filter";
-  p.loc.line = 1;
-  p.replace = true;
-  PlannedChain in;
-  in.name = "INPUT";
-  in.loc.line = 2;
-  in.builtin = find_builtin_chain(*find_builtin_table("filter"), "INPUT");
-  Command c = test::parse_line("-A INPUT -j ACCEPT");
-  c.rules[0].loc.line = 3;
-  in.rules = c.rules;
-  p.chains.push_back(in);
-  return p;
-}
-
 int input_fd(const std::string &text) {
   int fd = memfd_create("input", 0);
   REQUIRE(write(fd, text.data(), text.size()) ==
@@ -48,7 +32,7 @@ int input_fd(const std::string &text) {
 
 TEST_CASE("a batch sent with a generation carries it in BATCH_BEGIN",
           "[generation]") {
-  auto batch = nft::build_batch(one_rule_plan(), Family::ipv4);
+  auto batch = nft::build_batch(test::one_rule_plan(), Family::ipv4);
   nft::RecordingTransport rec;
   const uint32_t genid = 0x01020304;
   nft::commit_batch(*batch, rec, &genid);
@@ -69,7 +53,7 @@ TEST_CASE("a batch sent with a generation carries it in BATCH_BEGIN",
 }
 
 TEST_CASE("a stale generation is told apart from a refusal", "[generation]") {
-  auto batch = nft::build_batch(one_rule_plan(), Family::ipv4);
+  auto batch = nft::build_batch(test::one_rule_plan(), Family::ipv4);
   nft::RecordingTransport rec;
   const uint32_t genid = 7;
   rec.replies.push_back({{1, ERESTART, ""}});

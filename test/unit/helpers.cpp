@@ -7,6 +7,7 @@
 
 #include "fastrestore/lexer.h"
 #include "fastrestore/nft_rule.h"
+#include "fastrestore/tables.h"
 
 namespace fastrestore::test {
 namespace {
@@ -67,6 +68,22 @@ Diagnostic parse_error(const std::string &line, Family family,
     return e.diag();
   }
   return {};
+}
+
+Plan one_rule_plan() {
+  Plan p;
+  p.table = "filter";
+  p.loc.line = 1;
+  p.replace = true;
+  PlannedChain in;
+  in.name = "INPUT";
+  in.loc.line = 2;
+  in.builtin = find_builtin_chain(*find_builtin_table("filter"), "INPUT");
+  Command c = parse_line("-A INPUT -j ACCEPT");
+  c.rules[0].loc.line = 3;
+  in.rules = c.rules;
+  p.chains.push_back(in);
+  return p;
 }
 
 } // namespace fastrestore::test

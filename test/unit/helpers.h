@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "fastrestore/ir.h"
+#include "fastrestore/plan.h"
 #include "fastrestore/xt_parser.h"
 
 namespace fastrestore::test {
@@ -21,6 +22,10 @@ Command parse_line(const std::string &line, Family family = Family::ipv4,
 // The expressions of the first rule of `line`, one "[ ... ]" per line.
 std::string render_rule(const std::string &line, Family family = Family::ipv4,
                         const std::string &table = "filter");
+
+// A replace plan of the filter table: INPUT (line 2) with the rule
+// "-A INPUT -j ACCEPT" (line 3).
+Plan one_rule_plan();
 
 // The diagnostic a line produces (empty when it parses).
 Diagnostic parse_error(const std::string &line, Family family = Family::ipv4,
