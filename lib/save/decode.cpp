@@ -914,6 +914,15 @@ void Decoder::among(const ExprReader &e) {
         std::strcmp(static_cast<xtables_match *>(x.plugin)->name, "among") == 0)
       m = &x;
   const size_t hdr = PluginEntry::header_size();
+  // A match entry's size is 16 bits wide: a set announcing more pairs than
+  // that can hold is no set ebtables-nft wrote (and would be a huge
+  // allocation).
+  const size_t before =
+      m != nullptr ? reinterpret_cast<AmongData *>(m->data())->src.cnt +
+                         reinterpret_cast<AmongData *>(m->data())->dst.cnt
+                   : 0;
+  if ((cnt + before) * kPair + hdr + sizeof(AmongData) > UINT16_MAX)
+    return fail("ebtables among pair parsing failed");
   if (m != nullptr) {
     auto *old = reinterpret_cast<AmongData *>(m->data());
     size_t size =
