@@ -14,6 +14,7 @@
 #include <linux/netfilter.h>
 
 #include "../lib/ext/eb_parser.h"
+#include "../lib/snapshot/file.h"
 #include "../lib/snapshot/snapshot.h"
 #include "fastrestore/eb_list.h"
 #include "fastrestore/restore.h"
@@ -156,6 +157,41 @@ template <class F> int in_private_netns(F fn) {
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+// -L of an atomic file. The plugins print what they are given as it is
+// (the kernel checked it when it took the rule), so a damaged or forged
+// file could crash them: the file's table is committed into a private
+// network namespace first, where the kernel checks every rule, and listed
+// from there.
+int list_atomic_file(const std::string &file, const EbListOptions &opts) {
+  try {
+    snapshot::MappedFile mapped(file);
+    snapshot::View view(mapped.bytes());
+    bool found = false;
+    for (const auto &t : view.tables())
+      found = found || opts.table == t.name;
+    if (view.header().family != NFPROTO_BRIDGE || !found) {
+      std::cerr << "fastrestore ebtables: " << file << " holds no table "
+                << opts.table << "\n";
+      return 1;
+    }
+  } catch (const snapshot::SnapshotError &e) {
+    std::cerr << "fastrestore ebtables: " << e.what() << "\n";
+    return 1;
+  }
+  return in_private_netns([&] {
+    try {
+      snapshot::Options commit_opts;
+      commit_opts.family = NFPROTO_BRIDGE;
+      commit_opts.family_given = true;
+      snapshot::commit(file, commit_opts, std::cout);
+    } catch (const snapshot::SnapshotError &e) {
+      std::cerr << "fastrestore ebtables: " << e.what() << "\n";
+      return 1;
+    }
+    return ebtables_list(opts);
+  });
 }
 
 // The atomic file options: init, save and commit, or -A on the file.
@@ -323,8 +359,9 @@ int ebtables_main(int argc, char **argv) {
         list_opts.line_numbers)
       return usage_error("--Lx is not compatible with --Ln");
     list_opts.table = table;
-    list_opts.atomic_file = atomic;
-    return ebtables_list(list_opts);
+    if (atomic.empty())
+      return ebtables_list(list_opts);
+    return list_atomic_file(atomic, list_opts);
   }
   if (!atomic_op.empty() || !atomic.empty())
     return atomic_main(atomic, atomic_op, table, words, init);

@@ -10,8 +10,6 @@ struct EbListOptions {
   std::string chain;         // only this chain ("" = all)
   bool line_numbers = false; // --Ln
   bool counters = false;     // --Lc
-  // With a file: list the table of this atomic file (a snapshot) instead.
-  std::string atomic_file;
 };
 
 // Prints the listing to stdout; errors go to stderr. Returns the exit

@@ -2,7 +2,8 @@
 // per chain (base chains by hook, user chains by name) a header with the
 // number of rules and the policy (a user chain's reads RETURN), and each
 // rule in ebtables' own form. The same reading as the text save, from the
-// kernel or from an atomic file's messages.
+// kernel (an atomic file is committed into a private network namespace and
+// listed from there: see tools/ebtables_cli.cpp).
 #include "fastrestore/eb_list.h"
 
 #include <linux/netfilter.h>
@@ -18,9 +19,6 @@
 #include "../backend/nft/attrs.h"
 #include "../backend/nft/dumper.h"
 #include "../ext/eb_parser.h"
-#include "../snapshot/file.h"
-#include "../snapshot/format.h"
-#include "../snapshot/snapshot.h"
 #include "fastrestore/diagnostic.h"
 #include "fastrestore/plugin_failure.h"
 #include "fastrestore/tables.h"
@@ -59,61 +57,6 @@ void read_kernel(const EbListOptions &opts, Listing &l) {
   l.sets = save::read_sets(Family::bridge);
 }
 
-// An atomic file's messages: the table's chains (a later message for the
-// same chain wins, as in the batch), rules, sets and elements.
-void read_file(const snapshot::View &view, const EbListOptions &opts,
-               Listing &l) {
-  l.table.name = opts.table;
-  std::map<std::string, save::KernelChain *> by_name;
-  std::vector<std::pair<std::string, const nlmsghdr *>> rules;
-  if (view.header().backend != static_cast<uint8_t>(snapshot::Backend::nft) ||
-      view.header().family != NFPROTO_BRIDGE)
-    throw snapshot::SnapshotError(
-        "not an ebtables atomic file (a " +
-        std::string(snapshot::family_name(view.header().family)) +
-        " snapshot)");
-  for (const nlmsghdr *m : snapshot::nft_messages(view)) {
-    if (nft::attr_str(m, 1) != opts.table) // NFTA_*_TABLE
-      continue;
-    switch (NFNL_MSG_TYPE(m->nlmsg_type)) {
-    case NFT_MSG_NEWTABLE:
-      l.found = true;
-      break;
-    case NFT_MSG_NEWCHAIN: {
-      std::string table;
-      auto c = save::parse_chain(m, table);
-      auto it = by_name.find(c->name);
-      if (it != by_name.end()) {
-        *it->second = *c;
-      } else {
-        by_name[c->name] = c.get();
-        l.table.chains.push_back(std::move(c));
-      }
-      break;
-    }
-    case NFT_MSG_NEWRULE:
-      rules.emplace_back(nft::attr_str(m, NFTA_RULE_CHAIN), m);
-      break;
-    case NFT_MSG_NEWSET: {
-      save::SetInfo info;
-      save::read_set(m, info);
-      l.sets[opts.table][nft::attr_str(m, NFTA_SET_NAME)] = std::move(info);
-      break;
-    }
-    case NFT_MSG_NEWSETELEM: {
-      auto &info = l.sets[opts.table][nft::attr_str(m, NFTA_SET_ELEM_LIST_SET)];
-      save::read_set_elements(m, info);
-      break;
-    }
-    }
-  }
-  for (const auto &[chain, m] : rules) {
-    auto it = by_name.find(chain);
-    if (it != by_name.end())
-      l.rules[it->second].push_back(m);
-  }
-}
-
 } // namespace
 
 namespace {
@@ -128,24 +71,8 @@ int list(const EbListOptions &opts) {
     return 3;
   }
   Listing l;
-  std::unique_ptr<snapshot::MappedFile> file;
-  std::unique_ptr<snapshot::View> view;
   try {
-    if (opts.atomic_file.empty()) {
-      read_kernel(opts, l);
-    } else {
-      file = std::make_unique<snapshot::MappedFile>(opts.atomic_file);
-      view = std::make_unique<snapshot::View>(file->bytes());
-      read_file(*view, opts, l);
-      if (!l.found) {
-        fprintf(stderr, "fastrestore ebtables: %s holds no table %s\n",
-                opts.atomic_file.c_str(), opts.table.c_str());
-        return 1;
-      }
-    }
-  } catch (const snapshot::SnapshotError &e) {
-    fprintf(stderr, "fastrestore ebtables: %s\n", e.what());
-    return 1;
+    read_kernel(opts, l);
   } catch (const Error &e) {
     fprintf(stderr, "fastrestore ebtables: %s\n", e.diag().message.c_str());
     return 1;
