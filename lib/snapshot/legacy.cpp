@@ -51,7 +51,9 @@ struct Socket {
 template <class T, class F>
 bool each_entry(const unsigned char *blob, size_t size, F fn) {
   for (size_t off = 0; off < size;) {
-    if (size - off < sizeof(typename T::Entry))
+    // The kernel lays entries out aligned (and refuses them otherwise).
+    if (size - off < sizeof(typename T::Entry) ||
+        off % alignof(typename T::Entry) != 0)
       return false;
     auto *e = reinterpret_cast<const typename T::Entry *>(blob + off);
     if (e->next_offset < sizeof(typename T::Entry) ||
