@@ -62,6 +62,18 @@ void Coalescer::add(std::unique_ptr<nft::Batch> batch, const std::string &table,
     flush();
 }
 
+// The block's own lines, for the display of each message naming one.
+void Coalescer::show_lines(const Item &item, Error &e) {
+  auto source = [&](Diagnostic &d) {
+    if (d.source.empty() && d.loc.line >= item.first_line &&
+        d.loc.line - item.first_line < static_cast<int>(item.lines.size()))
+      d.source = item.lines[d.loc.line - item.first_line];
+  };
+  source(e.diag());
+  for (auto &d : e.more())
+    source(d);
+}
+
 void Coalescer::report(const Item &item, const char *how) {
   if (verbose_)
     out_ << "fastrestore: coalesce: *" << item.table << " (lines "
@@ -113,15 +125,7 @@ void Coalescer::flush() {
     } catch (Error &e) {
       report(item, "rejected");
       forget_chains();
-      // The block's own lines, for the message's display.
-      auto source = [&](Diagnostic &d) {
-        if (d.source.empty() && d.loc.line >= item.first_line &&
-            d.loc.line - item.first_line < static_cast<int>(item.lines.size()))
-          d.source = item.lines[d.loc.line - item.first_line];
-      };
-      source(e.diag());
-      for (auto &d : e.more())
-        source(d);
+      show_lines(item, e);
       throw;
     }
     report(item, how);
@@ -219,10 +223,8 @@ void Coalescer::commit_all(std::vector<Item> &items) {
     found = std::move(errors);
   Item &item = items[hi - 1];
   Error e = nft::batch_error(*item.batch, std::move(found));
-  auto note = [&](Diagnostic &d) {
-    if (d.source.empty() && d.loc.line >= item.first_line &&
-        d.loc.line - item.first_line < static_cast<int>(item.lines.size()))
-      d.source = item.lines[d.loc.line - item.first_line];
+  show_lines(item, e);
+  auto note = [](Diagnostic &d) {
     if (d.code == ExitCode::kernel)
       d.message += "; nothing was changed (--all-or-nothing)";
   };

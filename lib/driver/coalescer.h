@@ -71,6 +71,7 @@ private:
     std::vector<std::string> lines;
   };
   void report(const Item &item, const char *how);
+  static void show_lines(const Item &item, Error &e);
   // The blocks [0, n) as one transaction's iovecs (with BATCH_END when
   // `end`); `storage` holds a copy when there are too many pieces for one
   // sendmsg.
