@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fastrestore/diagnostic.h"
@@ -99,6 +100,30 @@ struct Command {
   // One rule per source/destination address pair (-s a,b expands).
   std::vector<Rule> rules;
 };
+
+// The commonest rule line, "-A CHAIN" with numeric addresses, interfaces,
+// tcp or udp ports and a standard verdict or a jump (see
+// lib/ext/fast_rule.h), in a form that needs no allocation: a backend can
+// encode it straight from here. The views point into the line being
+// parsed and are valid only while the sink handles it. to_command() gives
+// the general form.
+struct BasicAppend {
+  Location loc;      // the command, as Command::loc
+  Location rule_loc; // as Rule::loc
+  std::string_view chain;
+  std::string_view iniface, outiface; // as given, may end in '+'
+  uint8_t proto = 0;                  // 0, IPPROTO_TCP or IPPROTO_UDP
+  bool proto_set = false;
+  // 4 bytes used for IPv4, 16 for IPv6; addresses already masked.
+  std::array<uint8_t, 16> src{}, smsk{}, dst{}, dmsk{};
+  bool port_match = false; // a tcp / udp match (-m, --sport or --dport)
+  uint16_t spts[2] = {0, 0xffff}, dpts[2] = {0, 0xffff};
+  Verdict verdict = Verdict::none; // none, accept, drop, ret or jump
+  std::string_view jump_chain;
+  uint64_t packets = 0, bytes = 0;
+};
+
+Command to_command(const BasicAppend &a);
 
 // ":NAME POLICY [p:b]" in a table block.
 struct ChainDecl {

@@ -28,6 +28,12 @@ std::vector<unsigned char>
 build_entry(const Rule &rule, Family family,
             std::vector<unsigned char> *mask = nullptr);
 
+// The same bytes build_entry gives for to_command(a)'s rule, written at
+// `out`, which holds basic_entry_size(a, family) bytes; returns the size.
+size_t basic_entry_size(const BasicAppend &a, Family family);
+size_t build_basic_entry(const BasicAppend &a, Family family,
+                         unsigned char *out);
+
 // Finds the input line that makes the kernel refuse a table, or 0.
 using Locator = std::function<int()>;
 

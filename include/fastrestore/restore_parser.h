@@ -35,6 +35,9 @@ public:
   virtual void begin(const std::string &table, const Location &loc) = 0;
   virtual void declare(ChainDecl &&decl) = 0;
   virtual void command(Command &&cmd) = 0;
+  // The commonest append (see BasicAppend); a backend that can encode it
+  // directly overrides this.
+  virtual void append_basic(const BasicAppend &a) { command(to_command(a)); }
   virtual void commit(const Location &loc) = 0;
 };
 
@@ -85,6 +88,7 @@ private:
   int table_line_ = 0;
   bool skipping_ = false; // inside a table that -T excludes
   LexResult lex_;         // reused from line to line
+  BasicAppend basic_;
 };
 
 } // namespace fastrestore

@@ -20,6 +20,17 @@ public:
   virtual Command parse(std::vector<Token> &words, const std::string &table,
                         int line, std::string_view source,
                         const std::pair<uint64_t, uint64_t> *counters) = 0;
+  // The commonest line's shape without splitting it into words (see
+  // BasicAppend): `text` follows any [p:b] prefix, which takes the first
+  // `col_offset` columns. False: not that shape, use parse().
+  virtual bool parse_basic(std::string_view text, int col_offset,
+                           const std::string &table, int line,
+                           const std::pair<uint64_t, uint64_t> *counters,
+                           BasicAppend &out) {
+    (void)text, (void)col_offset, (void)table, (void)line, (void)counters,
+        (void)out;
+    return false;
+  }
   // A chain declared in the input: "-j NAME" jumps to it.
   virtual void announce_chain(const std::string &name) = 0;
   virtual Family family() const = 0;

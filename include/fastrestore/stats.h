@@ -15,25 +15,32 @@ struct PhaseStats {
   double kernel_s = 0;     // the send and the wait for the kernel's answer
   uint64_t bytes = 0;      // batch bytes sent
   uint64_t rules = 0;      // rules in the block
+  bool timing = false;     // --stats: PhaseTimer reads the clock
 };
 
 PhaseStats &phase_stats();
 
-// Adds the time from construction to destruction to `into`.
+// Adds the time from construction to destruction to `into`, while
+// phase_stats().timing is on (reading the clock twice a rule is a cost of
+// its own).
 class PhaseTimer {
 public:
   explicit PhaseTimer(double &into)
-      : into_(into), start_(std::chrono::steady_clock::now()) {}
+      : into_(phase_stats().timing ? &into : nullptr) {
+    if (into_ != nullptr)
+      start_ = std::chrono::steady_clock::now();
+  }
   ~PhaseTimer() {
-    into_ +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_)
-            .count();
+    if (into_ != nullptr)
+      *into_ += std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                              start_)
+                    .count();
   }
   PhaseTimer(const PhaseTimer &) = delete;
   PhaseTimer &operator=(const PhaseTimer &) = delete;
 
 private:
-  double &into_;
+  double *into_;
   std::chrono::steady_clock::time_point start_;
 };
 

@@ -51,6 +51,11 @@ public:
                 std::string_view source,
                 const std::pair<uint64_t, uint64_t> *counters) override;
 
+  bool parse_basic(std::string_view text, int col_offset,
+                   const std::string &table, int line,
+                   const std::pair<uint64_t, uint64_t> *counters,
+                   BasicAppend &out) override;
+
   // Tells libxtables a name is a chain, so -j NAME never tries to load a
   // plugin of that name.
   void announce_chain(const std::string &name) override;

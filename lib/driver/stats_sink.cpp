@@ -39,6 +39,12 @@ void StatsSink::command(Command &&cmd) {
   inner_.command(std::move(cmd));
 }
 
+void StatsSink::append_basic(const BasicAppend &a) {
+  ++phase_stats().rules;
+  PhaseTimer t(writer_s_);
+  inner_.append_basic(a);
+}
+
 void StatsSink::commit(const Location &loc) {
   {
     PhaseTimer t(writer_s_);

@@ -13,11 +13,15 @@ namespace fastrestore {
 
 class StatsSink : public BlockSink {
 public:
-  StatsSink(BlockSink &inner, std::ostream &out) : inner_(inner), out_(out) {}
+  StatsSink(BlockSink &inner, std::ostream &out) : inner_(inner), out_(out) {
+    phase_stats().timing = true;
+  }
+  ~StatsSink() override { phase_stats().timing = false; }
 
   void begin(const std::string &table, const Location &loc) override;
   void declare(ChainDecl &&decl) override;
   void command(Command &&cmd) override;
+  void append_basic(const BasicAppend &a) override;
   void commit(const Location &loc) override;
 
 private:

@@ -8,7 +8,13 @@
 #include <linux/netfilter/x_tables.h>
 #include <linux/netfilter/xt_tcpudp.h>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <cstring>
 #include <string_view>
 
@@ -32,18 +38,26 @@ bool decimal(std::string_view s, unsigned max, unsigned &v) {
   return true;
 }
 
+// Four dotted decimal bytes, each as decimal() takes it.
 bool ipv4(std::string_view s, uint8_t out[4]) {
-  for (int i = 0; i < 4; ++i) {
-    size_t dot = i < 3 ? s.find('.') : s.size();
-    if (dot == std::string_view::npos)
+  const size_t n = s.size();
+  size_t i = 0;
+  for (int k = 0; k < 4; ++k) {
+    if (k > 0) {
+      if (i == n || s[i] != '.')
+        return false;
+      ++i;
+    }
+    const size_t b = i;
+    unsigned v = 0;
+    while (i < n && i - b < 4 && s[i] >= '0' && s[i] <= '9')
+      v = v * 10 + static_cast<unsigned>(s[i++] - '0');
+    const size_t len = i - b;
+    if (len == 0 || len > 3 || (len > 1 && s[b] == '0') || v > 255)
       return false;
-    unsigned v;
-    if (!decimal(s.substr(0, dot), 255, v))
-      return false;
-    out[i] = static_cast<uint8_t>(v);
-    s.remove_prefix(i < 3 ? dot + 1 : dot);
+    out[k] = static_cast<uint8_t>(v);
   }
-  return s.empty();
+  return i == n;
 }
 
 bool ipv6(std::string_view s, uint8_t out[16]) {
@@ -119,32 +133,130 @@ bool ports(std::string_view s, uint16_t out[2]) {
   return true;
 }
 
+// The longest line scan() takes; a longer one goes the general way.
+constexpr size_t kMaxLine = 256;
+constexpr size_t kBitWords = kMaxLine / 64;
+
+// One bit a byte of `s` (shorter than kMaxLine): set for a blank (space,
+// tab, newline) and for every position past the end. False when `s` holds
+// a double quote, which split_words treats specially.
+bool blank_bits(std::string_view s, uint64_t bits[kBitWords]) {
+  const size_t n = s.size();
+  const size_t chunks = n / 16 + 1; // 16-byte chunks, with padding after s
+  alignas(16) char buf[kMaxLine];
+  std::memcpy(buf, s.data(), n);
+  std::memset(buf + n, ' ', chunks * 16 - n);
+  for (size_t w = 0; w < kBitWords; ++w)
+    bits[w] = w * 64 >= chunks * 16 ? ~uint64_t{0} : 0;
+#ifdef __SSE2__
+  const __m128i space = _mm_set1_epi8(' '), tab = _mm_set1_epi8('\t'),
+                nl = _mm_set1_epi8('\n'), quote = _mm_set1_epi8('"');
+  int quotes = 0;
+  for (size_t k = 0; k < chunks; ++k) {
+    const __m128i v =
+        _mm_load_si128(reinterpret_cast<const __m128i *>(buf + 16 * k));
+    const __m128i b = _mm_or_si128(
+        _mm_or_si128(_mm_cmpeq_epi8(v, space), _mm_cmpeq_epi8(v, tab)),
+        _mm_cmpeq_epi8(v, nl));
+    quotes |= _mm_movemask_epi8(_mm_cmpeq_epi8(v, quote));
+    bits[k / 4] |=
+        static_cast<uint64_t>(static_cast<unsigned>(_mm_movemask_epi8(b)))
+        << (16 * (k % 4));
+  }
+  if (quotes != 0)
+    return false;
+#else
+  for (size_t i = 0; i < chunks * 16; ++i) {
+    const char c = buf[i];
+    if (c == '"')
+      return false;
+    if (c == ' ' || c == '\t' || c == '\n')
+      bits[i / 64] |= uint64_t{1} << (i % 64);
+  }
+#endif
+  return true;
+}
+
+// The first position from `i` whose bit is `Set`; kMaxLine if none.
+template <bool Set>
+inline size_t next_bit(const uint64_t bits[kBitWords], size_t i) {
+  size_t w = i / 64;
+  if (w >= kBitWords)
+    return kMaxLine;
+  uint64_t x = (Set ? bits[w] : ~bits[w]) & (~uint64_t{0} << (i % 64));
+  while (x == 0) {
+    if (++w == kBitWords)
+      return kMaxLine;
+    x = Set ? bits[w] : ~bits[w];
+  }
+  return w * 64 + static_cast<size_t>(__builtin_ctzll(x));
+}
+
 } // namespace
 
 bool FastRuleParser::parse(const std::vector<Token> &words,
                            const std::string &table, int line,
                            const std::pair<uint64_t, uint64_t> *counters,
                            Command &out) const {
-  const size_t n = words.size();
-  if (n < 2 || words[0].text != "-A")
+  if (words.size() > kMaxWords)
     return false;
-  const std::string &chain = words[1].text;
+  Word w[kMaxWords];
+  for (size_t i = 0; i < words.size(); ++i)
+    w[i] = Word{words[i].text.data(), words[i].text.size(), words[i].col_begin,
+                words[i].col_end};
+  BasicAppend a;
+  if (!parse_words(w, words.size(), table, line, counters, a))
+    return false;
+  out = to_command(a);
+  return true;
+}
+
+bool FastRuleParser::scan(std::string_view text, int col_offset,
+                          const std::string &table, int line,
+                          const std::pair<uint64_t, uint64_t> *counters,
+                          BasicAppend &out) const {
+  // Words are found from a bitmap of the blanks, not byte by byte.
+  const size_t len = text.size();
+  uint64_t bits[kBitWords];
+  if (len >= kMaxLine || !blank_bits(text, bits))
+    return false;
+  Word w[kMaxWords];
+  size_t n = 0;
+  for (size_t i = next_bit<false>(bits, 0); i < len;
+       i = next_bit<false>(bits, i)) {
+    const size_t j = std::min(next_bit<true>(bits, i), len);
+    if (n == kMaxWords)
+      return false;
+    w[n++] = Word{text.data() + i, j - i, col_offset + static_cast<int>(i) + 1,
+                  col_offset + static_cast<int>(j)};
+    i = j;
+  }
+  return parse_words(w, n, table, line, counters, out);
+}
+
+bool FastRuleParser::parse_words(const Word *words, size_t n,
+                                 const std::string &table, int line,
+                                 const std::pair<uint64_t, uint64_t> *counters,
+                                 BasicAppend &r) const {
+  if (n < 2 || words[0].text() != "-A")
+    return false;
+  const std::string_view chain = words[1].text();
   if (chain.empty() || chain.size() >= XT_EXTENSION_MAXNAMELEN ||
       chain[0] == '-' || chain[0] == '!')
     return false;
 
   const bool v4 = family_ == Family::ipv4;
-  Rule r;
-  r.loc = Location{line, words.front().col_begin, words.back().col_end};
+  r = BasicAppend{};
+  r.chain = chain;
+  r.rule_loc = Location{line, words[0].col_begin, words[n - 1].col_end};
   bool have_s = false, have_d = false, have_i = false, have_o = false,
        have_p = false, have_m = false, have_j = false;
   bool have_sport = false, have_dport = false;
-  uint16_t spts[2] = {0, 0xffff}, dpts[2] = {0, 0xffff};
   for (size_t i = 2; i < n; i += 2) {
     if (i + 1 >= n)
       return false;
-    const std::string &opt = words[i].text;
-    std::string_view arg = words[i + 1].text;
+    const std::string_view opt = words[i].text();
+    const std::string_view arg = words[i + 1].text();
     if (opt.size() < 2 || opt[0] != '-')
       return false;
     // The option as one letter ('S' and 'D': --sport and --dport).
@@ -164,12 +276,12 @@ bool FastRuleParser::parse(const std::vector<Token> &words,
       have_i = true;
       if (!iface(arg))
         return false;
-      r.iniface = std::string(arg);
+      r.iniface = arg;
     } else if (o == 'o' && !have_o) {
       have_o = true;
       if (!iface(arg))
         return false;
-      r.outiface = std::string(arg);
+      r.outiface = arg;
     } else if (o == 'p' && !have_p) {
       have_p = true;
       if (arg == "tcp")
@@ -188,7 +300,7 @@ bool FastRuleParser::parse(const std::vector<Token> &words,
         return false;
       bool src = o == 'S';
       (src ? have_sport : have_dport) = true;
-      if (!ports(arg, src ? spts : dpts))
+      if (!ports(arg, src ? r.spts : r.dpts))
         return false;
     } else if (o == 'j' && !have_j) {
       have_j = true;
@@ -200,7 +312,7 @@ bool FastRuleParser::parse(const std::vector<Token> &words,
         r.verdict = Verdict::ret;
       else if (chains_.count(std::string(arg)) != 0) {
         r.verdict = Verdict::jump;
-        r.jump_chain = std::string(arg);
+        r.jump_chain = arg;
       } else
         return false;
     } else {
@@ -211,35 +323,55 @@ bool FastRuleParser::parse(const std::vector<Token> &words,
   if ((have_o && (chain == "PREROUTING" || chain == "INPUT")) ||
       (have_i && (chain == "POSTROUTING" || chain == "OUTPUT")))
     return false;
-  if (have_m || have_sport || have_dport) {
+  r.port_match = have_m || have_sport || have_dport;
+  if (counters != nullptr) {
+    r.packets = counters->first;
+    r.bytes = counters->second;
+  }
+  // libxtables' position after its loop: the last option and its value.
+  r.loc = Location{line, words[n - 2].col_begin, words[n - 1].col_end};
+  return true;
+}
+
+Command to_command(const BasicAppend &a) {
+  Rule r;
+  r.loc = a.rule_loc;
+  r.iniface = std::string(a.iniface);
+  r.outiface = std::string(a.outiface);
+  r.proto = a.proto;
+  r.proto_set = a.proto_set;
+  r.src = a.src;
+  r.smsk = a.smsk;
+  r.dst = a.dst;
+  r.dmsk = a.dmsk;
+  r.verdict = a.verdict;
+  r.jump_chain = std::string(a.jump_chain);
+  r.packets = a.packets;
+  r.bytes = a.bytes;
+  if (a.port_match) {
     XtBlob m;
-    m.name = r.proto == IPPROTO_TCP ? "tcp" : "udp";
-    if (r.proto == IPPROTO_TCP) {
+    m.name = a.proto == IPPROTO_TCP ? "tcp" : "udp";
+    if (a.proto == IPPROTO_TCP) {
       xt_tcp t{};
-      std::memcpy(t.spts, spts, sizeof(spts));
-      std::memcpy(t.dpts, dpts, sizeof(dpts));
+      std::memcpy(t.spts, a.spts, sizeof(t.spts));
+      std::memcpy(t.dpts, a.dpts, sizeof(t.dpts));
       m.data.assign(XT_ALIGN(sizeof(t)), 0);
       std::memcpy(m.data.data(), &t, sizeof(t));
     } else {
       xt_udp u{};
-      std::memcpy(u.spts, spts, sizeof(spts));
-      std::memcpy(u.dpts, dpts, sizeof(dpts));
+      std::memcpy(u.spts, a.spts, sizeof(u.spts));
+      std::memcpy(u.dpts, a.dpts, sizeof(u.dpts));
       m.data.assign(XT_ALIGN(sizeof(u)), 0);
       std::memcpy(m.data.data(), &u, sizeof(u));
     }
     r.matches.push_back(std::move(m));
   }
-  if (counters != nullptr) {
-    r.packets = counters->first;
-    r.bytes = counters->second;
-  }
-  out = Command{};
-  // libxtables' position after its loop: the last option and its value.
-  out.loc = Location{line, words[n - 2].col_begin, words[n - 1].col_end};
+  Command out;
+  out.loc = a.loc;
   out.kind = CommandKind::append;
-  out.chain = chain;
+  out.chain = std::string(a.chain);
   out.rules.push_back(std::move(r));
-  return true;
+  return out;
 }
 
 } // namespace fastrestore

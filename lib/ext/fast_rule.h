@@ -8,11 +8,12 @@
 // builds exactly the Command libxtables' parse yields (the tcp and udp
 // match payloads included); a unit test holds the two to the same output.
 // Any other line, including every line iptables would refuse, is declined
-// (parse returns false) and goes to XtParser's libxtables path, so errors
-// and everything unusual keep iptables' own handling.
+// (false) and goes to XtParser's libxtables path, so errors and everything
+// unusual keep iptables' own handling.
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -31,11 +32,33 @@ public:
   void announce_chain(const std::string &name) { chains_.insert(name); }
   const std::unordered_set<std::string> &chains() const { return chains_; }
 
+  // From the words split_words made of a line.
   bool parse(const std::vector<Token> &words, const std::string &table,
              int line, const std::pair<uint64_t, uint64_t> *counters,
              Command &out) const;
 
+  // From the text of a line after any [p:b] prefix, which takes the
+  // first `col_offset` columns; splits it as split_words would (a line
+  // with a quote is declined) and allocates nothing.
+  bool scan(std::string_view text, int col_offset, const std::string &table,
+            int line, const std::pair<uint64_t, uint64_t> *counters,
+            BasicAppend &out) const;
+
 private:
+  // Trivial, so that an array of them costs nothing to set up.
+  struct Word {
+    const char *data;
+    size_t size;
+    int col_begin, col_end;
+    std::string_view text() const { return {data, size}; }
+  };
+  // The most words a line of the shape above has.
+  static constexpr size_t kMaxWords = 18;
+
+  bool parse_words(const Word *words, size_t n, const std::string &table,
+                   int line, const std::pair<uint64_t, uint64_t> *counters,
+                   BasicAppend &out) const;
+
   Family family_;
   std::unordered_set<std::string> chains_;
 };

@@ -113,6 +113,14 @@ void XtParser::announce_chain(const std::string &name) {
   fast_->announce_chain(name);
 }
 
+bool XtParser::parse_basic(std::string_view text, int col_offset,
+                           const std::string &table, int line,
+                           const std::pair<uint64_t, uint64_t> *counters,
+                           BasicAppend &out) {
+  PhaseTimer timer(phase_stats().extensions_s);
+  return fast_on_ && fast_->scan(text, col_offset, table, line, counters, out);
+}
+
 Command XtParser::parse(std::vector<Token> &words, const std::string &table,
                         int line, std::string_view source,
                         const std::pair<uint64_t, uint64_t> *counters) {

@@ -220,6 +220,11 @@ void RestoreParser::rule_line(std::string_view line, int lineno) {
     offset = static_cast<int>(close) + 1;
     rest = rest.substr(close + 1);
   }
+  if (xt_.parse_basic(rest, offset, table_, lineno, have_ctr ? &ctr : nullptr,
+                      basic_)) {
+    sink_.append_basic(basic_);
+    return;
+  }
   LexResult &lex = lex_;
   split_words(rest, lex);
   if (!lex.error.empty())

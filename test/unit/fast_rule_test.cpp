@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "../../lib/ext/fast_rule.h"
+#include "fastrestore/legacy.h"
 #include "fastrestore/lexer.h"
 #include "helpers.h"
 
@@ -50,6 +51,11 @@ std::string describe(const Command &c) {
 struct Pair {
   bool taken = false;
   std::string fast, slow;
+  // scan() of the text: whether it took the line, what it made of it, and
+  // whether the legacy entry built from that equals build_entry's.
+  bool scanned = false;
+  std::string scan;
+  bool same_entry = true;
 };
 
 Pair both(FastRuleParser &fast, const std::string &line, Family family,
@@ -59,6 +65,15 @@ Pair both(FastRuleParser &fast, const std::string &line, Family family,
   auto words = split_words(line).tokens;
   Command c;
   p.taken = fast.parse(words, table, 7, counters, c);
+  BasicAppend a;
+  p.scanned = fast.scan(line, 0, table, 7, counters, a);
+  if (p.scanned) {
+    Command sc = to_command(a);
+    p.scan = describe(sc);
+    std::vector<unsigned char> direct(legacy::basic_entry_size(a, family));
+    legacy::build_basic_entry(a, family, direct.data());
+    p.same_entry = direct == legacy::build_entry(sc.rules[0], family);
+  }
   if (!p.taken)
     return p;
   p.fast = describe(c);
@@ -99,6 +114,9 @@ TEST_CASE("the fast path takes the common shapes", "[fast_rule]") {
     auto p = both(f4, line, Family::ipv4, "filter");
     CHECK(p.taken);
     CHECK(p.fast == p.slow);
+    CHECK(p.scanned);
+    CHECK(p.scan == p.fast);
+    CHECK(p.same_entry);
   }
   auto f6 = make(Family::ipv6);
   for (const char *line : {
@@ -109,6 +127,8 @@ TEST_CASE("the fast path takes the common shapes", "[fast_rule]") {
     auto p = both(f6, line, Family::ipv6, "filter");
     CHECK(p.taken);
     CHECK(p.fast == p.slow);
+    CHECK(p.scan == p.fast);
+    CHECK(p.same_entry);
   }
 }
 
@@ -143,9 +163,34 @@ TEST_CASE("the fast path declines what it does not know", "[fast_rule]") {
            "-A INPUT -s",
        }) {
     INFO(line);
-    CHECK_FALSE(both(f, line, Family::ipv4, "filter").taken);
+    auto p = both(f, line, Family::ipv4, "filter");
+    CHECK_FALSE(p.taken);
+    CHECK_FALSE(p.scanned);
   }
   CHECK_FALSE(both(f, "-A POSTROUTING -j DROP", Family::ipv4, "nat").taken);
+}
+
+TEST_CASE("scan splits as split_words does", "[fast_rule]") {
+  auto f = make(Family::ipv4);
+  // Blanks of every kind, and a [p:b] prefix's columns before the text.
+  const std::string text = "\t-A  INPUT\t-p tcp   --dport 80 -j ACCEPT  ";
+  BasicAppend a;
+  REQUIRE(f.scan(text, 6, "filter", 3, nullptr, a));
+  CHECK(a.chain == "INPUT");
+  CHECK(a.dpts[0] == 80);
+  const auto words_of = split_words(text).tokens;
+  CHECK(a.rule_loc.col_begin == 6 + words_of.front().col_begin);
+  CHECK(a.rule_loc.col_end == 6 + 40);
+  CHECK(a.rule_loc.col_end == 6 + words_of.back().col_end);
+  CHECK(a.loc.col_begin == 6 + 32); // "-j"
+  CHECK(a.loc.col_end == 6 + 40);
+  // A quote is split_words' business; so is a line too long to scan.
+  CHECK_FALSE(f.scan("-A INPUT -j \"ACCEPT\"", 0, "filter", 3, nullptr, a));
+  CHECK_FALSE(f.scan("-A INPUT -j ACCEPT" + std::string(300, ' '), 0, "filter",
+                     3, nullptr, a));
+  auto words = split_words("-A INPUT -j \"ACCEPT\"").tokens;
+  Command c;
+  CHECK(f.parse(words, "filter", 3, nullptr, c));
 }
 
 // Random lines from pools of right and wrong values: whatever the fast
@@ -212,13 +257,23 @@ TEST_CASE("random lines: fast path equals libxtables", "[fast_rule]") {
       }
       if (rng() % 4)
         line += " -j " + pick(targets);
+      // Other blanks between the words now and then.
+      if (rng() % 4 == 0)
+        for (char &ch : line)
+          if (ch == ' ' && rng() % 3 == 0)
+            ch = '\t';
+      if (rng() % 8 == 0)
+        line = "  " + line + " ";
       const std::string table = rng() % 5 ? "filter" : "nat";
       auto p = both(fast, line, family, table);
+      INFO(line);
+      REQUIRE(p.scanned == p.taken);
       if (!p.taken)
         continue;
       ++taken;
-      INFO(line);
       REQUIRE(p.fast == p.slow);
+      REQUIRE(p.scan == p.fast);
+      REQUIRE(p.same_entry);
     }
   }
   // The pools are meant to exercise both sides.

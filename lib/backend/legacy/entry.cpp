@@ -13,7 +13,11 @@ extern "C" {
 #include <libiptc/libiptc.h>
 #include <xtables.h>
 
+#include <linux/netfilter/xt_tcpudp.h>
+
+#include <algorithm>
 #include <cstring>
+#include <string_view>
 
 #include "fastrestore/legacy.h"
 #include "fastrestore/target_name.h"
@@ -23,13 +27,13 @@ namespace {
 
 // The interface name as given (a trailing '+' stays) and its mask: the
 // name's bytes, plus the terminating NUL unless it ends in '+'.
-void iface(const std::string &name, char *via, unsigned char *mask) {
+void iface(std::string_view name, char *via, unsigned char *mask) {
   std::memset(via, 0, IFNAMSIZ);
   std::memset(mask, 0, IFNAMSIZ);
   if (name.empty())
     return;
-  std::strncpy(via, name.c_str(), IFNAMSIZ - 1);
   size_t len = std::min<size_t>(name.size(), IFNAMSIZ - 1);
+  std::memcpy(via, name.data(), len);
   if (name.back() == '+')
     std::memset(mask, 0xff, len - 1);
   else
@@ -45,10 +49,8 @@ size_t owned(bool target, const std::string &name, size_t len) {
   return m != nullptr && m->userspacesize <= len ? m->userspacesize : len;
 }
 
-template <class Entry>
-void fill_base(Entry &e, const Rule &r, uint8_t invflags);
-
-template <> void fill_base(ipt_entry &e, const Rule &r, uint8_t invflags) {
+// The addresses, interfaces and protocol of a Rule or a BasicAppend.
+template <class R> void fill_ip(ipt_entry &e, const R &r, uint8_t invflags) {
   std::memcpy(&e.ip.src, r.src.data(), 4);
   std::memcpy(&e.ip.dst, r.dst.data(), 4);
   std::memcpy(&e.ip.smsk, r.smsk.data(), 4);
@@ -57,13 +59,9 @@ template <> void fill_base(ipt_entry &e, const Rule &r, uint8_t invflags) {
   iface(r.outiface, e.ip.outiface, e.ip.outiface_mask);
   e.ip.proto = r.proto;
   e.ip.invflags = invflags;
-  if (r.frag)
-    e.ip.flags |= IPT_F_FRAG;
-  if (r.verdict == Verdict::go)
-    e.ip.flags |= IPT_F_GOTO;
 }
 
-template <> void fill_base(ip6t_entry &e, const Rule &r, uint8_t invflags) {
+template <class R> void fill_ip(ip6t_entry &e, const R &r, uint8_t invflags) {
   std::memcpy(&e.ipv6.src, r.src.data(), 16);
   std::memcpy(&e.ipv6.dst, r.dst.data(), 16);
   std::memcpy(&e.ipv6.smsk, r.smsk.data(), 16);
@@ -74,6 +72,16 @@ template <> void fill_base(ip6t_entry &e, const Rule &r, uint8_t invflags) {
   e.ipv6.invflags = invflags;
   if (r.proto_set)
     e.ipv6.flags |= IP6T_F_PROTO;
+}
+
+void fill_flags(ipt_entry &e, const Rule &r) {
+  if (r.frag)
+    e.ip.flags |= IPT_F_FRAG;
+  if (r.verdict == Verdict::go)
+    e.ip.flags |= IPT_F_GOTO;
+}
+
+void fill_flags(ip6t_entry &e, const Rule &r) {
   if (r.verdict == Verdict::go)
     e.ipv6.flags |= IP6T_F_GOTO;
 }
@@ -109,7 +117,8 @@ std::vector<unsigned char> build(const Rule &r,
     invflags |= IPT_INV_FRAG;
   if (r.inv_proto)
     invflags |= XT_INV_PROTO;
-  fill_base(e, r, invflags);
+  fill_ip(e, r, invflags);
+  fill_flags(e, r);
   e.target_offset = static_cast<uint16_t>(target_offset);
   e.next_offset = static_cast<uint16_t>(size);
   e.counters.pcnt = r.packets;
@@ -148,7 +157,70 @@ std::vector<unsigned char> build(const Rule &r,
   return buf;
 }
 
+constexpr size_t kMatchHead = XT_ALIGN(sizeof(xt_entry_match));
+constexpr size_t kTargetHead = XT_ALIGN(sizeof(xt_entry_target));
+constexpr size_t kStandardTarget = kTargetHead + XT_ALIGN(sizeof(int));
+
+size_t port_data(const BasicAppend &a) {
+  return XT_ALIGN(a.proto == IPPROTO_TCP ? sizeof(xt_tcp) : sizeof(xt_udp));
+}
+
+template <class Entry> size_t basic_size(const BasicAppend &a) {
+  return sizeof(Entry) + (a.port_match ? kMatchHead + port_data(a) : 0) +
+         kStandardTarget;
+}
+
+// What build() makes of to_command(a)'s rule, without the Rule.
+template <class Entry>
+size_t build_basic(const BasicAppend &a, unsigned char *out) {
+  const size_t size = basic_size<Entry>(a);
+  std::memset(out, 0, size);
+  auto &e = *reinterpret_cast<Entry *>(out);
+  fill_ip(e, a, 0);
+  e.target_offset = static_cast<uint16_t>(size - kStandardTarget);
+  e.next_offset = static_cast<uint16_t>(size);
+  e.counters.pcnt = a.packets;
+  e.counters.bcnt = a.bytes;
+  if (a.port_match) {
+    auto *em = reinterpret_cast<xt_entry_match *>(out + sizeof(Entry));
+    em->u.match_size = static_cast<uint16_t>(kMatchHead + port_data(a));
+    unsigned char *data = out + sizeof(Entry) + kMatchHead;
+    if (a.proto == IPPROTO_TCP) {
+      std::strcpy(em->u.user.name, "tcp");
+      auto *t = reinterpret_cast<xt_tcp *>(data);
+      std::memcpy(t->spts, a.spts, sizeof(t->spts));
+      std::memcpy(t->dpts, a.dpts, sizeof(t->dpts));
+    } else {
+      std::strcpy(em->u.user.name, "udp");
+      auto *u = reinterpret_cast<xt_udp *>(data);
+      std::memcpy(u->spts, a.spts, sizeof(u->spts));
+      std::memcpy(u->dpts, a.dpts, sizeof(u->dpts));
+    }
+  }
+  auto *et = reinterpret_cast<xt_entry_target *>(out + e.target_offset);
+  et->u.target_size = static_cast<uint16_t>(kStandardTarget);
+  std::string_view name = a.verdict == Verdict::accept ? "ACCEPT"
+                          : a.verdict == Verdict::drop ? "DROP"
+                          : a.verdict == Verdict::ret  ? "RETURN"
+                          : a.verdict == Verdict::jump ? a.jump_chain
+                                                       : std::string_view();
+  std::memcpy(et->u.user.name, name.data(),
+              std::min(name.size(), sizeof(et->u.user.name) - 1));
+  return size;
+}
+
 } // namespace
+
+size_t basic_entry_size(const BasicAppend &a, Family family) {
+  return family == Family::ipv4 ? basic_size<ipt_entry>(a)
+                                : basic_size<ip6t_entry>(a);
+}
+
+size_t build_basic_entry(const BasicAppend &a, Family family,
+                         unsigned char *out) {
+  return family == Family::ipv4 ? build_basic<ipt_entry>(a, out)
+                                : build_basic<ip6t_entry>(a, out);
+}
 
 std::vector<unsigned char> build_entry(const Rule &rule, Family family,
                                        std::vector<unsigned char> *mask) {

@@ -2,6 +2,7 @@
 #include "image.h"
 #include "fastrestore/stats.h"
 
+#include "arena.h"
 #include "sockopt.h"
 
 #include <sys/mman.h>
@@ -10,67 +11,18 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstdint>
 #include <cstring>
 #include <map>
+#include <type_traits>
+
+#include "fastrestore/legacy.h"
 
 namespace fastrestore::legacy {
 namespace {
 
 const char *const kHookNames[NF_INET_NUMHOOKS] = {
     "PREROUTING", "INPUT", "FORWARD", "OUTPUT", "POSTROUTING"};
-
-// Anonymous memory that grows in place (mremap), so growing never copies
-// and never holds two copies; its pages can be handed back early.
-class Arena {
-public:
-  Arena() = default;
-  ~Arena() {
-    if (base_ != nullptr)
-      munmap(base_, cap_);
-  }
-  Arena(const Arena &) = delete;
-  Arena &operator=(const Arena &) = delete;
-
-  unsigned char *data() { return static_cast<unsigned char *>(base_); }
-  const unsigned char *data() const {
-    return static_cast<const unsigned char *>(base_);
-  }
-  size_t size() const { return size_; }
-
-  // Room for n more bytes; null when memory runs out.
-  unsigned char *grow(size_t n) {
-    if (size_ + n > cap_) {
-      size_t cap = std::max<size_t>(cap_ ? cap_ : (1u << 20), 1u << 20);
-      while (cap < size_ + n)
-        cap *= 2;
-      void *p = base_ == nullptr ? mmap(nullptr, cap, PROT_READ | PROT_WRITE,
-                                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-                                 : mremap(base_, cap_, cap, MREMAP_MAYMOVE);
-      if (p == MAP_FAILED)
-        return nullptr;
-      base_ = p;
-      cap_ = cap;
-    }
-    unsigned char *at = data() + size_;
-    size_ += n;
-    return at;
-  }
-
-  // Gives the pages from `from` (page-aligned) up to the page holding
-  // `to` back to the kernel; returns where the next release starts.
-  size_t release(size_t from, size_t to) {
-    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-    to = to / page * page;
-    if (to <= from)
-      return from;
-    madvise(data() + from, to - from, MADV_DONTNEED);
-    return to;
-  }
-
-private:
-  void *base_ = nullptr;
-  size_t size_ = 0, cap_ = 0;
-};
 
 // How a built-in chain's policy counters reach the new table, as in
 // libiptc: `zeroed` (left alone: only what the old policy counted since the
@@ -133,6 +85,7 @@ public:
   static constexpr size_t kHead =
       sizeof(Entry) + XT_ALIGN(sizeof(xt_error_target));
   static constexpr size_t kReleaseStep = 1u << 20;
+  static constexpr size_t kHeadroom = 64u << 10;
   static constexpr size_t kFoot =
       sizeof(Entry) + XT_ALIGN(sizeof(xt_standard_target));
 
@@ -145,6 +98,10 @@ public:
     fd_ = socket(T::af, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_RAW);
     std::vector<unsigned char> buf;
     if (fd_ < 0 || !read_table<T>(fd_, name, info_, buf))
+      return false;
+    // Headroom before the first rule, where commit can put the table's
+    // header and first chains without moving the rules.
+    if (arena_.grow(kHeadroom) == nullptr)
       return false;
     return read_old(
         T::table_of(reinterpret_cast<const typename T::Entries *>(buf.data())),
@@ -217,18 +174,44 @@ public:
     if (at == nullptr)
       return false;
     std::memcpy(at, entry, size);
-    if (verdict != INT_MIN) {
-      auto *st = reinterpret_cast<xt_standard_target *>(at + e->target_offset);
-      std::memset(st->target.u.user.name, 0, sizeof(st->target.u.user.name));
-      st->target.u.user.revision = 0;
-      st->verdict = verdict;
+    if (verdict != INT_MIN)
+      set_verdict(at, verdict);
+    place(c, at, size);
+    return true;
+  }
+
+  bool append_basic(const BasicAppend &a) override {
+    Chain *c = find_recent(a.chain, recent_);
+    if (c == nullptr)
+      return false;
+    int verdict = 0;
+    switch (a.verdict) {
+    case Verdict::accept:
+      verdict = -NF_ACCEPT - 1;
+      break;
+    case Verdict::drop:
+      verdict = -NF_DROP - 1;
+      break;
+    case Verdict::ret:
+      verdict = XT_RETURN;
+      break;
+    case Verdict::jump: {
+      const Chain *to = find_recent(a.jump_chain, recent_jump_);
+      if (to == nullptr || to->hook >= 0)
+        return false;
+      verdict = static_cast<int>(to - chains_.data()) + 1;
+      break;
     }
-    size_t begin = static_cast<size_t>(at - arena_.data());
-    if (!c->runs.empty() && c->runs.back().end == begin)
-      c->runs.back().end += size;
-    else
-      c->runs.push_back({begin, begin + size});
-    ++c->nrules;
+    default:
+      break;
+    }
+    const size_t size = basic_entry_size(a, kFamily);
+    unsigned char *at = arena_.grow(size);
+    if (at == nullptr)
+      return false;
+    build_basic_entry(a, kFamily, at);
+    set_verdict(at, verdict);
+    place(c, at, size);
     return true;
   }
 
@@ -271,6 +254,7 @@ public:
   }
 
   int commit() override {
+    arena_.stop_prefault();
     // libiptc's order: built-in chains by hook, then user chains by name.
     std::vector<Chain *> order;
     for (auto &c : chains_)
@@ -303,11 +287,16 @@ public:
     if (offset > UINT_MAX)
       return ENOMEM;
 
-    Arena out;
-    auto *repl = reinterpret_cast<typename T::Replace *>(
-        out.grow(sizeof(typename T::Replace) + offset));
-    if (repl == nullptr)
-      return ENOMEM;
+    const size_t total = sizeof(typename T::Replace) + offset;
+    Arena out; // a second buffer, only when the runs are out of order
+    auto *repl = in_place(order, total);
+    if (repl == nullptr) {
+      repl = reinterpret_cast<typename T::Replace *>(out.grow(total));
+      if (repl == nullptr)
+        return ENOMEM;
+      copy_entries(order, reinterpret_cast<unsigned char *>(repl + 1));
+    }
+    std::memset(static_cast<void *>(repl), 0, sizeof(*repl));
     std::strcpy(repl->name, info_.name);
     repl->valid_hooks = info_.valid_hooks;
     repl->num_entries = num;
@@ -315,8 +304,8 @@ public:
     repl->num_counters = info_.num_entries;
     std::vector<xt_counters> old(info_.num_entries);
     repl->counters = old.data();
-    unsigned char *base = out.data() + sizeof(typename T::Replace);
-    copy_entries(order, repl, base);
+    unsigned char *base = reinterpret_cast<unsigned char *>(repl + 1);
+    finish_chains(order, repl, base);
     // The closing ERROR entry.
     write_error(base + offset - kHead, "ERROR");
 
@@ -331,6 +320,40 @@ public:
   }
 
 private:
+  static constexpr Family kFamily =
+      std::is_same<T, V4>::value ? Family::ipv4 : Family::ipv6;
+
+  // A standard target as the arena keeps it: no name, the verdict coded.
+  static void set_verdict(unsigned char *entry, int verdict) {
+    const auto *e = reinterpret_cast<const Entry *>(entry);
+    auto *st = reinterpret_cast<xt_standard_target *>(entry + e->target_offset);
+    std::memset(st->target.u.user.name, 0, sizeof(st->target.u.user.name));
+    st->target.u.user.revision = 0;
+    st->verdict = verdict;
+  }
+
+  // Records the entry just written at `at` as the chain's next rule.
+  void place(Chain *c, const unsigned char *at, size_t size) {
+    size_t begin = static_cast<size_t>(at - arena_.data());
+    if (!c->runs.empty() && c->runs.back().end == begin)
+      c->runs.back().end += size;
+    else
+      c->runs.push_back({begin, begin + size});
+    ++c->nrules;
+  }
+
+  // A lookup that remembers its last answer in `recent`: consecutive
+  // rules mostly name the same chains.
+  Chain *find_recent(std::string_view name, size_t &recent) {
+    if (recent < chains_.size() && chains_[recent].name == name)
+      return &chains_[recent];
+    auto it = index_.find(name);
+    if (it == index_.end())
+      return nullptr;
+    recent = it->second;
+    return &chains_[recent];
+  }
+
   Chain *find(const std::string &name) {
     auto it = index_.find(name);
     return it == index_.end() ? nullptr : &chains_[it->second];
@@ -379,6 +402,7 @@ private:
   }
 
   void write_error(unsigned char *at, const char *name) {
+    std::memset(at, 0, kHead);
     auto *e = reinterpret_cast<Entry *>(at);
     e->target_offset = sizeof(Entry);
     e->next_offset = kHead;
@@ -388,10 +412,63 @@ private:
     std::strncpy(t->errorname, name, XT_FUNCTION_MAXNAMELEN - 1);
   }
 
-  // Lays every chain out at its offsets, resolving jumps, and hands the
+  // Where a chain's rules start in the table.
+  size_t rules_offset(const Chain *c) const {
+    return c->head_offset + (c->hook < 0 ? kHead : 0);
+  }
+
+  // Lays the table out inside the arena itself when its runs already lie
+  // there in table order (a block that fills chain after chain): the runs
+  // move, most of them not at all, to leave room for the heads and feet
+  // between chains. Null when they are out of order (or memory runs out).
+  typename T::Replace *in_place(const std::vector<Chain *> &order,
+                                size_t total) {
+    struct Move {
+      size_t from, to, len; // `to`: from the start of the entries, then
+                            // in the arena
+    };
+    std::vector<Move> moves;
+    for (const Chain *c : order) {
+      size_t to = rules_offset(c);
+      for (const auto &r : c->runs) {
+        if (!moves.empty() && r.begin < moves.back().from + moves.back().len)
+          return nullptr;
+        moves.push_back({r.begin, to, r.end - r.begin});
+        to += r.end - r.begin;
+      }
+    }
+    // The buffer starts so that the first run stays where it is, when the
+    // arena's headroom leaves room for the header and the chains before it.
+    const size_t head = sizeof(typename T::Replace);
+    size_t start = 0;
+    if (!moves.empty() && moves[0].from >= head + moves[0].to)
+      start = moves[0].from - head - moves[0].to;
+    // Front-moving runs must all come before back-moving ones.
+    long long last_shift = LLONG_MIN;
+    for (auto &m : moves) {
+      m.to += start + head;
+      long long shift =
+          static_cast<long long>(m.to) - static_cast<long long>(m.from);
+      if (shift < last_shift)
+        return nullptr;
+      last_shift = shift;
+    }
+    if (start + total > arena_.size() &&
+        arena_.grow(start + total - arena_.size()) == nullptr)
+      return nullptr;
+    unsigned char *buf = arena_.data();
+    size_t k = 0;
+    for (; k < moves.size() && moves[k].to <= moves[k].from; ++k)
+      if (moves[k].to != moves[k].from)
+        std::memmove(buf + moves[k].to, buf + moves[k].from, moves[k].len);
+    for (size_t j = moves.size(); j-- > k;)
+      std::memmove(buf + moves[j].to, buf + moves[j].from, moves[j].len);
+    return reinterpret_cast<typename T::Replace *>(buf + start);
+  }
+
+  // Copies every chain's runs to their offsets from `base`, handing the
   // arena back as the copy passes it.
-  void copy_entries(const std::vector<Chain *> &order,
-                    typename T::Replace *repl, unsigned char *base) {
+  void copy_entries(const std::vector<Chain *> &order, unsigned char *base) {
     // Runs by arena position, to know how far the copy has passed.
     std::vector<std::pair<size_t, size_t>> by_pos; // begin, end
     for (const Chain *c : order)
@@ -402,40 +479,20 @@ private:
     size_t next = 0, released = 0;
 
     for (Chain *c : order) {
-      size_t at = c->head_offset;
-      if (c->hook < 0) {
-        write_error(base + at, c->name.c_str());
-        at += kHead;
-      } else {
-        repl->hook_entry[c->hook] = c->head_offset;
-        repl->underflow[c->hook] = c->foot_offset;
-      }
-      unsigned index = c->foot_index - c->nrules;
+      size_t at = rules_offset(c);
       for (const auto &r : c->runs) {
         auto it = std::lower_bound(by_pos.begin(), by_pos.end(),
                                    std::make_pair(r.begin, r.end));
         // Every run before this one in the arena is copied: hand the
         // arena back while this one is copied too.
         const bool frontier = static_cast<size_t>(it - by_pos.begin()) == next;
-        for (size_t off = r.begin; off < r.end; ++index) {
-          if (frontier && off - released >= kReleaseStep)
-            released = arena_.release(released, off);
-          const auto *src =
-              reinterpret_cast<const Entry *>(arena_.data() + off);
-          const size_t n = src->next_offset;
-          std::memcpy(base + at, src, n);
-          auto *e = reinterpret_cast<Entry *>(base + at);
-          if (e->counters.pcnt != 0 || e->counters.bcnt != 0)
-            rule_counters_.emplace_back(index, e->counters);
-          auto *t = reinterpret_cast<xt_standard_target *>(base + at +
-                                                           e->target_offset);
-          if (t->target.u.user.name[0] == '\0' && t->verdict >= 0)
-            t->verdict = t->verdict == 0
-                             ? static_cast<int>(at + n)
-                             : static_cast<int>(
-                                   chains_[t->verdict - 1].head_offset + kHead);
+        for (size_t off = r.begin; off < r.end;) {
+          const size_t n = std::min(kReleaseStep, r.end - off);
+          std::memcpy(base + at, arena_.data() + off, n);
           at += n;
           off += n;
+          if (frontier)
+            released = arena_.release(released, off);
         }
         done[it - by_pos.begin()] = true;
         while (next < by_pos.size() && done[next])
@@ -444,7 +501,38 @@ private:
             arena_.release(released, next < by_pos.size() ? by_pos[next].first
                                                           : arena_.size());
       }
+    }
+  }
+
+  // With the rules at their offsets from `base`: each chain's head and
+  // foot, the hooks, jumps resolved to offsets, and the rules' counters
+  // noted for add_counters.
+  void finish_chains(const std::vector<Chain *> &order,
+                     typename T::Replace *repl, unsigned char *base) {
+    for (Chain *c : order) {
+      if (c->hook < 0) {
+        write_error(base + c->head_offset, c->name.c_str());
+      } else {
+        repl->hook_entry[c->hook] = c->head_offset;
+        repl->underflow[c->hook] = c->foot_offset;
+      }
+      unsigned index = c->foot_index - c->nrules;
+      for (size_t at = rules_offset(c); at < c->foot_offset; ++index) {
+        auto *e = reinterpret_cast<Entry *>(base + at);
+        const size_t n = e->next_offset;
+        if (e->counters.pcnt != 0 || e->counters.bcnt != 0)
+          rule_counters_.emplace_back(index, e->counters);
+        auto *t = reinterpret_cast<xt_standard_target *>(base + at +
+                                                         e->target_offset);
+        if (t->target.u.user.name[0] == '\0' && t->verdict >= 0)
+          t->verdict = t->verdict == 0
+                           ? static_cast<int>(at + n)
+                           : static_cast<int>(
+                                 chains_[t->verdict - 1].head_offset + kHead);
+        at += n;
+      }
       // The chain's last entry: its policy, or RETURN for a user chain.
+      std::memset(base + c->foot_offset, 0, kFoot);
       auto *e = reinterpret_cast<Entry *>(base + c->foot_offset);
       e->target_offset = sizeof(Entry);
       e->next_offset = kFoot;
@@ -492,8 +580,9 @@ private:
   typename T::Info info_{};
   std::vector<std::pair<std::string, bool>> old_chains_;
   std::vector<Chain> chains_;
-  std::map<std::string, size_t> index_;
-  Arena arena_;
+  std::map<std::string, size_t, std::less<>> index_;
+  size_t recent_ = SIZE_MAX, recent_jump_ = SIZE_MAX;
+  Arena arena_{true};
   std::vector<std::pair<unsigned, xt_counters>> rule_counters_;
 };
 

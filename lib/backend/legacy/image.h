@@ -52,6 +52,11 @@ public:
   virtual bool append(const std::string &chain, const unsigned char *entry,
                       size_t size) = 0;
 
+  // The rule encoded straight into the image: the same as append() of
+  // build_entry(to_command(a)). False, with nothing changed, where
+  // append() would refuse it or the jump's chain is unknown.
+  virtual bool append_basic(const BasicAppend &a) = 0;
+
   // The image as libiptc calls, for handing a block over.
   struct Replay {
     std::function<bool(const char *chain)> create;

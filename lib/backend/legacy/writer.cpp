@@ -283,6 +283,14 @@ public:
     }
   }
 
+  // The commonest append goes straight into the image; whatever the image
+  // cannot take there (or -v, which prints the rule) takes the general way.
+  void append_basic(const BasicAppend &a) override {
+    if (image_ != nullptr && !verbose_ && image_->append_basic(a))
+      return;
+    command(to_command(a));
+  }
+
   void commit(const Location &loc) override {
     // One IPT_SO_SET_REPLACE for the whole table.
     int err = 0;
