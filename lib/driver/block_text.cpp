@@ -70,9 +70,15 @@ void BlockText::reset() {
   chunk_at_ = 0;
 }
 
-void BlockText::add(int lineno, std::string_view line) {
+void BlockText::add(int lineno, std::string_view line, uint64_t at) {
   if (ends_.empty())
     first_ = lineno;
+  if (source_ >= 0) {
+    if (ends_.empty())
+      first_at_ = base_ + at;
+    ends_.push_back(base_ + at + line.size());
+    return;
+  }
   text_.append(line);
   uint64_t end = (spilled_ ? written_ : 0) + text_.size();
   ends_.push_back(end);
@@ -101,17 +107,27 @@ void BlockText::flush() const {
   text_.clear();
 }
 
+// Line i's start: in the input file after the previous line's newline,
+// else where the previous line ends.
+uint64_t BlockText::begin_of(int i) const {
+  if (source_ >= 0)
+    return i == 0 ? first_at_ : ends_[i - 1] + 1;
+  return i == 0 ? 0 : ends_[i - 1];
+}
+
 std::string_view BlockText::read(uint64_t begin, uint64_t end) const {
-  if (!spilled_)
+  if (source_ < 0 && !spilled_)
     return std::string_view(text_).substr(begin, end - begin);
   flush();
+  const int fd = source_ >= 0 ? source_ : fd_;
+  const uint64_t limit = source_ >= 0 ? UINT64_MAX : written_;
   if (begin < chunk_at_ || end > chunk_at_ + chunk_.size()) {
     size_t want = static_cast<size_t>(std::max<uint64_t>(kChunk, end - begin));
-    want = static_cast<size_t>(std::min<uint64_t>(want, written_ - begin));
+    want = static_cast<size_t>(std::min<uint64_t>(want, limit - begin));
     chunk_.resize(want);
     size_t got = 0;
     while (got < want) {
-      ssize_t r = pread(fd_, chunk_.data() + got, want - got,
+      ssize_t r = pread(fd, chunk_.data() + got, want - got,
                         static_cast<off_t>(begin + got));
       if (r < 0 && errno == EINTR)
         continue;
@@ -131,8 +147,7 @@ std::string BlockText::line(int lineno) const {
   int i = lineno - first_;
   if (i < 0 || i >= count())
     return {};
-  uint64_t b = i == 0 ? 0 : ends_[i - 1];
-  return std::string(read(b, ends_[i]));
+  return std::string(read(begin_of(i), ends_[i]));
 }
 
 void BlockText::each(
@@ -140,8 +155,7 @@ void BlockText::each(
     const std::function<void(std::string_view, int)> &fn) const {
   for (int n = std::max(from, first_); n <= to && n - first_ < count(); ++n) {
     int i = n - first_;
-    uint64_t b = i == 0 ? 0 : ends_[i - 1];
-    fn(read(b, ends_[i]), n);
+    fn(read(begin_of(i), ends_[i]), n);
   }
 }
 

@@ -23,9 +23,17 @@ public:
   BlockText(const BlockText &) = delete;
   BlockText &operator=(const BlockText &) = delete;
 
+  // The input is `fd`, a regular file, read from `base` on: its lines can
+  // be read again from there, so only their offsets are kept (add() is
+  // given each line's offset from `base`).
+  void read_from(int fd, uint64_t base) {
+    source_ = fd;
+    base_ = base;
+  }
+
   // Forgets the lines kept so far (the spill file is reused).
   void reset();
-  void add(int lineno, std::string_view line);
+  void add(int lineno, std::string_view line, uint64_t at = 0);
 
   int first() const { return first_; }
   int count() const { return static_cast<int>(ends_.size()); }
@@ -43,6 +51,7 @@ private:
   void spill();
   void flush() const;
   std::string_view read(uint64_t begin, uint64_t end) const;
+  uint64_t begin_of(int i) const;
 
   size_t spill_at_;
   int first_ = 0;
@@ -55,6 +64,9 @@ private:
   bool spilled_ = false;
   mutable std::string chunk_; // a window of the file, for reads
   mutable uint64_t chunk_at_ = 0;
+  int source_ = -1; // read_from(): the input file, not owned
+  uint64_t base_ = 0;
+  uint64_t first_at_ = 0; // read_from(): the first line's offset
 };
 
 } // namespace fastrestore

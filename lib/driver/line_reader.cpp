@@ -31,6 +31,7 @@ bool LineReader::next(std::string_view &line) {
     if (nl != nullptr) {
       size_t len = static_cast<const char *>(nl) - start;
       begin_ += len + 1;
+      line_at_ = buf_at_ + begin_ - 1 - len - long_line_.size();
       if (!long_line_.empty()) {
         long_line_.append(start, len);
         line = long_line_;
@@ -45,6 +46,7 @@ bool LineReader::next(std::string_view &line) {
         return false;
       long_line_.append(start, end_ - begin_);
       begin_ = end_;
+      line_at_ = buf_at_ + end_ - long_line_.size();
       line = long_line_;
       long_line_used_ = true;
       return true;
@@ -54,9 +56,11 @@ bool LineReader::next(std::string_view &line) {
     if (begin_ > 0) {
       std::memmove(buf_.get(), start, end_ - begin_);
       end_ -= begin_;
+      buf_at_ += begin_;
       begin_ = 0;
     } else if (end_ == kSize) {
       long_line_.append(buf_.get(), end_);
+      buf_at_ += end_;
       begin_ = end_ = 0;
     }
     ssize_t n;

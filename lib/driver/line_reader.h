@@ -2,6 +2,7 @@
 // as soon as its newline arrives (so a pipe is served line by line).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -18,12 +19,16 @@ public:
   // Whether a whole line (or the end of input) is at hand, waiting up to
   // `ms` milliseconds for input to arrive.
   bool ready_within(int ms);
+  // Where the last line returned starts, in bytes from where reading began.
+  uint64_t line_offset() const { return line_at_; }
 
 private:
   int fd_;
   static constexpr size_t kSize = 1 << 20;
   std::unique_ptr<char[]> buf_;
   size_t begin_ = 0, end_ = 0;
+  uint64_t buf_at_ = 0;  // the input's offset of buf_[0]
+  uint64_t line_at_ = 0; // the input's offset of the last line
   bool eof_ = false;
   std::string long_line_;
   bool long_line_used_ = false;

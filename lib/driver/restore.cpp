@@ -10,6 +10,7 @@
 #include <set>
 
 #include <sched.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -530,6 +531,13 @@ void print_error(const Error &e, const BlockText &text,
 int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
                 std::ostream &err) {
   BlockText text;
+  // A file's lines can be read again from the file: the block's text need
+  // not be kept in a second copy.
+  struct stat st {};
+  off_t at = -1;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+      (at = lseek(fd, 0, SEEK_CUR)) >= 0)
+    text.read_from(fd, static_cast<uint64_t>(at));
   std::unique_ptr<Coalescer> group;
   if ((cfg.coalesce_ms >= 0 || cfg.all_or_nothing) && !cfg.legacy &&
       !cfg.test && transport != nullptr)
@@ -591,7 +599,7 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
         parser.end_table(lineno);
       if (!parser.in_table())
         text.reset();
-      text.add(lineno, line);
+      text.add(lineno, line, reader.line_offset());
       parser.feed(line, lineno);
     }
     parser.finish(lineno);

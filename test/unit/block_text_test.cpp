@@ -1,9 +1,13 @@
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
+#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "../../lib/driver/block_text.h"
+#include "../../lib/driver/line_reader.h"
 
 using fastrestore::BlockText;
 
@@ -71,4 +75,54 @@ TEST_CASE("reset starts a new block, in memory again", "[block_text]") {
   CHECK(t.count() == 1);
   CHECK(t.line(200) == "*nat");
   CHECK(t.line(1).empty());
+}
+
+TEST_CASE("a file's lines are read back from the file itself", "[block_text]") {
+  // Lines of every length (one longer than the reader's buffer), empty
+  // lines, and a last line without its newline.
+  std::vector<std::string> lines;
+  for (int i = 0; i < 3000; ++i) {
+    std::string l = "-A INPUT -s 10.0." + std::to_string(i % 256) + " -j DROP";
+    if (i % 500 == 7)
+      l.append(i == 507 ? (3u << 20) : 5000, 'y');
+    if (i % 41 == 0)
+      l.clear();
+    lines.push_back(l);
+  }
+  char path[] = "/tmp/fastrestore-block-text-XXXXXX";
+  int fd = mkstemp(path);
+  REQUIRE(fd >= 0);
+  unlink(path);
+  std::string skipped = "# read by someone else first\n";
+  std::string all_text = skipped;
+  for (size_t i = 0; i < lines.size(); ++i)
+    all_text += lines[i] + (i + 1 < lines.size() ? "\n" : "");
+  REQUIRE(write(fd, all_text.data(), all_text.size()) ==
+          static_cast<ssize_t>(all_text.size()));
+  REQUIRE(lseek(fd, static_cast<off_t>(skipped.size()), SEEK_SET) >= 0);
+
+  BlockText t;
+  t.read_from(fd, skipped.size());
+  fastrestore::LineReader reader(fd);
+  std::string_view line;
+  int n = 0;
+  std::vector<std::pair<int, std::string>> want;
+  while (reader.next(line)) {
+    ++n;
+    if (n == 400) { // a new block
+      t.reset();
+      want.clear();
+    }
+    t.add(n, line, reader.line_offset());
+    want.emplace_back(n, std::string(line));
+  }
+  CHECK(n == 3000);
+  CHECK_FALSE(t.spilled());
+  CHECK(all(t) == want);
+  CHECK(t.line(400) == lines[399]);
+  CHECK(t.line(508) == lines[507]); // longer than the reader's buffer
+  CHECK(t.line(399).empty());
+  CHECK(t.line(1508) == lines[1507]);
+  CHECK(t.line(3000) == lines[2999]);
+  close(fd);
 }
