@@ -204,8 +204,9 @@ size_t build_basic(const BasicAppend &a, unsigned char *out) {
                           : a.verdict == Verdict::ret  ? "RETURN"
                           : a.verdict == Verdict::jump ? a.jump_chain
                                                        : std::string_view();
-  std::memcpy(et->u.user.name, name.data(),
-              std::min(name.size(), sizeof(et->u.user.name) - 1));
+  if (!name.empty()) // no -j: no name (and maybe no pointer)
+    std::memcpy(et->u.user.name, name.data(),
+                std::min(name.size(), sizeof(et->u.user.name) - 1));
   return size;
 }
 
