@@ -62,7 +62,9 @@ public:
   RestoreParser(RuleParser &xt, ParseOptions opts, BlockSink &sink);
 
   // `line` without its trailing newline; `lineno` is 1-based.
-  void feed(std::string_view line, int lineno);
+  // `pre`, when given, is the line's scan made ahead of its turn
+  // (FastRuleParser::prescan of the whole line).
+  void feed(std::string_view line, int lineno, BasicAppend *pre = nullptr);
   // End of input after `lines` lines.
   void finish(int lines);
 
@@ -78,7 +80,7 @@ public:
 private:
   void begin_table(std::string_view line, int lineno);
   void chain_line(std::string_view line, int lineno);
-  void rule_line(std::string_view line, int lineno);
+  void rule_line(std::string_view line, int lineno, BasicAppend *pre);
 
   RuleParser &xt_;
   ParseOptions opts_;

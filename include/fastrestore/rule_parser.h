@@ -31,6 +31,14 @@ public:
         (void)out;
     return false;
   }
+  // Finishes a BasicAppend made ahead of its turn from a whole line
+  // (FastRuleParser::prescan) with what depends on the block; false: not
+  // after all, use parse().
+  virtual bool settle_basic(BasicAppend &a, const std::string &table,
+                            int line) {
+    (void)a, (void)table, (void)line;
+    return false;
+  }
   // A chain declared in the input: "-j NAME" jumps to it.
   virtual void announce_chain(const std::string &name) = 0;
   virtual Family family() const = 0;

@@ -56,6 +56,9 @@ public:
                    const std::pair<uint64_t, uint64_t> *counters,
                    BasicAppend &out) override;
 
+  bool settle_basic(BasicAppend &a, const std::string &table,
+                    int line) override;
+
   // Tells libxtables a name is a chain, so -j NAME never tries to load a
   // plugin of that name.
   void announce_chain(const std::string &name) override;

@@ -63,6 +63,13 @@ bool LineReader::next(std::string_view &line) {
       buf_at_ += end_;
       begin_ = end_ = 0;
     }
+    if (cancel_fd_ >= 0) {
+      pollfd p[2] = {{fd_, POLLIN, 0}, {cancel_fd_, POLLIN, 0}};
+      while (poll(p, 2, -1) < 0 && errno == EINTR) {
+      }
+      if (p[1].revents != 0)
+        return false;
+    }
     ssize_t n;
     do {
       n = read(fd_, buf_.get() + end_, kSize - end_);

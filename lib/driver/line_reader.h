@@ -19,6 +19,10 @@ public:
   // Whether a whole line (or the end of input) is at hand, waiting up to
   // `ms` milliseconds for input to arrive.
   bool ready_within(int ms);
+  // Before each read, wait for `fd` too: once it is readable, next()
+  // returns false as at the end of input (so a reader blocked on a quiet
+  // pipe can be stopped).
+  void cancel_with(int fd) { cancel_fd_ = fd; }
   // Where the last line returned starts, in bytes from where reading began.
   uint64_t line_offset() const { return line_at_; }
 
@@ -30,6 +34,7 @@ private:
   uint64_t buf_at_ = 0;  // the input's offset of buf_[0]
   uint64_t line_at_ = 0; // the input's offset of the last line
   bool eof_ = false;
+  int cancel_fd_ = -1;
   std::string long_line_;
   bool long_line_used_ = false;
 };

@@ -8,6 +8,7 @@
 #include <optional>
 #include <ostream>
 #include <set>
+#include <system_error>
 
 #include <sched.h>
 #include <sys/stat.h>
@@ -27,6 +28,7 @@
 #include "fastrestore/tables.h"
 #include "fastrestore/xt_parser.h"
 #include "line_reader.h"
+#include "prescan.h"
 #include "stats_sink.h"
 
 namespace fastrestore {
@@ -584,23 +586,37 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
                          ParseOptions{cfg.counters, cfg.table, cfg.verbose > 0,
                                       cfg.family == Family::bridge},
                          *sink);
-    LineReader reader(fd);
+    // iptables input is read and its commonest rules scanned on a second
+    // thread, unless --coalesce needs to see when lines arrive.
+    std::unique_ptr<PreScanner> prescan;
+    std::unique_ptr<LineReader> reader;
+    if (coalescer == nullptr && cfg.family != Family::bridge) {
+      try {
+        prescan = std::make_unique<PreScanner>(fd, cfg.family);
+      } catch (const std::system_error &) {
+        // No second thread to be had: read here.
+      }
+    }
+    if (prescan == nullptr)
+      reader = std::make_unique<LineReader>(fd);
     std::string_view line;
+    BasicAppend *pre = nullptr;
     int lineno = 0;
     for (;;) {
       // A group goes out when no further line arrives in time.
       if (coalescer != nullptr && !coalescer->holds_all() &&
-          coalescer->pending() && !reader.ready_within(coalescer->wait_ms()))
+          coalescer->pending() && !reader->ready_within(coalescer->wait_ms()))
         coalescer->flush();
-      if (!reader.next(line))
+      if (!(prescan ? prescan->next(line, pre) : reader->next(line)))
         break;
       ++lineno;
       if (parser.ends_table(line)) // ebtables-restore: "*nat" commits too
         parser.end_table(lineno);
       if (!parser.in_table())
         text.reset();
-      text.add(lineno, line, reader.line_offset());
-      parser.feed(line, lineno);
+      text.add(lineno, line,
+               prescan ? prescan->line_offset() : reader->line_offset());
+      parser.feed(line, lineno, pre);
     }
     parser.finish(lineno);
     if (coalescer != nullptr)

@@ -205,7 +205,8 @@ bool FastRuleParser::parse(const std::vector<Token> &words,
     w[i] = Word{words[i].text.data(), words[i].text.size(), words[i].col_begin,
                 words[i].col_end};
   BasicAppend a;
-  if (!parse_words(w, words.size(), table, line, counters, a))
+  if (!parse_words(family_, w, words.size(), a) ||
+      !settle(a, table, line, counters))
     return false;
   out = to_command(a);
   return true;
@@ -215,13 +216,42 @@ bool FastRuleParser::scan(std::string_view text, int col_offset,
                           const std::string &table, int line,
                           const std::pair<uint64_t, uint64_t> *counters,
                           BasicAppend &out) const {
+  Word w[kMaxWords];
+  size_t n;
+  return split(text, col_offset, w, n) && parse_words(family_, w, n, out) &&
+         settle(out, table, line, counters);
+}
+
+bool FastRuleParser::prescan(Family family, std::string_view text,
+                             BasicAppend &out) {
+  Word w[kMaxWords];
+  size_t n;
+  return split(text, 0, w, n) && parse_words(family, w, n, out);
+}
+
+bool FastRuleParser::settle(
+    BasicAppend &a, const std::string &table, int line,
+    const std::pair<uint64_t, uint64_t> *counters) const {
+  if ((a.verdict == Verdict::drop && table == "nat") ||
+      (a.verdict == Verdict::jump &&
+       chains_.count(std::string(a.jump_chain)) == 0))
+    return false;
+  a.loc.line = a.rule_loc.line = line;
+  if (counters != nullptr) {
+    a.packets = counters->first;
+    a.bytes = counters->second;
+  }
+  return true;
+}
+
+bool FastRuleParser::split(std::string_view text, int col_offset, Word *w,
+                           size_t &n) {
   // Words are found from a bitmap of the blanks, not byte by byte.
   const size_t len = text.size();
   uint64_t bits[kBitWords];
   if (len >= kMaxLine || !blank_bits(text, bits))
     return false;
-  Word w[kMaxWords];
-  size_t n = 0;
+  n = 0;
   for (size_t i = next_bit<false>(bits, 0); i < len;
        i = next_bit<false>(bits, i)) {
     const size_t j = std::min(next_bit<true>(bits, i), len);
@@ -231,13 +261,13 @@ bool FastRuleParser::scan(std::string_view text, int col_offset,
                   col_offset + static_cast<int>(j)};
     i = j;
   }
-  return parse_words(w, n, table, line, counters, out);
+  return true;
 }
 
-bool FastRuleParser::parse_words(const Word *words, size_t n,
-                                 const std::string &table, int line,
-                                 const std::pair<uint64_t, uint64_t> *counters,
-                                 BasicAppend &r) const {
+// Everything that does not depend on the block: the table (DROP in nat)
+// and the chains declared so far (a jump) are settle()'s.
+bool FastRuleParser::parse_words(Family family, const Word *words, size_t n,
+                                 BasicAppend &r) {
   if (n < 2 || words[0].text() != "-A")
     return false;
   const std::string_view chain = words[1].text();
@@ -245,10 +275,10 @@ bool FastRuleParser::parse_words(const Word *words, size_t n,
       chain[0] == '-' || chain[0] == '!')
     return false;
 
-  const bool v4 = family_ == Family::ipv4;
+  const bool v4 = family == Family::ipv4;
   r = BasicAppend{};
   r.chain = chain;
-  r.rule_loc = Location{line, words[0].col_begin, words[n - 1].col_end};
+  r.rule_loc = Location{0, words[0].col_begin, words[n - 1].col_end};
   bool have_s = false, have_d = false, have_i = false, have_o = false,
        have_p = false, have_m = false, have_j = false;
   bool have_sport = false, have_dport = false;
@@ -306,15 +336,14 @@ bool FastRuleParser::parse_words(const Word *words, size_t n,
       have_j = true;
       if (arg == "ACCEPT")
         r.verdict = Verdict::accept;
-      else if (arg == "DROP" && table != "nat")
+      else if (arg == "DROP")
         r.verdict = Verdict::drop;
       else if (arg == "RETURN")
         r.verdict = Verdict::ret;
-      else if (chains_.count(std::string(arg)) != 0) {
-        r.verdict = Verdict::jump;
+      else {
+        r.verdict = Verdict::jump; // if settle() finds the chain
         r.jump_chain = arg;
-      } else
-        return false;
+      }
     } else {
       return false;
     }
@@ -324,12 +353,8 @@ bool FastRuleParser::parse_words(const Word *words, size_t n,
       (have_i && (chain == "POSTROUTING" || chain == "OUTPUT")))
     return false;
   r.port_match = have_m || have_sport || have_dport;
-  if (counters != nullptr) {
-    r.packets = counters->first;
-    r.bytes = counters->second;
-  }
   // libxtables' position after its loop: the last option and its value.
-  r.loc = Location{line, words[n - 2].col_begin, words[n - 1].col_end};
+  r.loc = Location{0, words[n - 2].col_begin, words[n - 1].col_end};
   return true;
 }
 

@@ -44,6 +44,13 @@ public:
             int line, const std::pair<uint64_t, uint64_t> *counters,
             BasicAppend &out) const;
 
+  // scan() without what depends on the block (the table, the chains
+  // declared): it touches nothing shared, so another thread can run it
+  // ahead of the line's turn. settle() then finishes it, or declines.
+  static bool prescan(Family family, std::string_view text, BasicAppend &out);
+  bool settle(BasicAppend &a, const std::string &table, int line,
+              const std::pair<uint64_t, uint64_t> *counters) const;
+
 private:
   // Trivial, so that an array of them costs nothing to set up.
   struct Word {
@@ -55,9 +62,10 @@ private:
   // The most words a line of the shape above has.
   static constexpr size_t kMaxWords = 18;
 
-  bool parse_words(const Word *words, size_t n, const std::string &table,
-                   int line, const std::pair<uint64_t, uint64_t> *counters,
-                   BasicAppend &out) const;
+  // The words of `text`, as split_words would make them.
+  static bool split(std::string_view text, int col_offset, Word *w, size_t &n);
+  static bool parse_words(Family family, const Word *words, size_t n,
+                          BasicAppend &out);
 
   Family family_;
   std::unordered_set<std::string> chains_;

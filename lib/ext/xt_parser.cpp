@@ -121,6 +121,11 @@ bool XtParser::parse_basic(std::string_view text, int col_offset,
   return fast_on_ && fast_->scan(text, col_offset, table, line, counters, out);
 }
 
+bool XtParser::settle_basic(BasicAppend &a, const std::string &table,
+                            int line) {
+  return fast_on_ && fast_->settle(a, table, line, nullptr);
+}
+
 Command XtParser::parse(std::vector<Token> &words, const std::string &table,
                         int line, std::string_view source,
                         const std::pair<uint64_t, uint64_t> *counters) {

@@ -65,7 +65,7 @@ void BlockCollector::commit(const Location &loc) {
 RestoreParser::RestoreParser(RuleParser &xt, ParseOptions opts, BlockSink &sink)
     : xt_(xt), opts_(std::move(opts)), sink_(sink) {}
 
-void RestoreParser::feed(std::string_view line, int lineno) {
+void RestoreParser::feed(std::string_view line, int lineno, BasicAppend *pre) {
   // iptables-restore handles lines as C strings: a NUL ends the line.
   line = line.substr(0, line.find('\0'));
   if (line.empty())
@@ -99,7 +99,7 @@ void RestoreParser::feed(std::string_view line, int lineno) {
     return;
   }
   if (in_table_) {
-    rule_line(line, lineno);
+    rule_line(line, lineno, pre);
     return;
   }
   fail(lineno, line, "line is outside a table block (expected *TABLE)",
@@ -187,7 +187,14 @@ void RestoreParser::chain_line(std::string_view line, int lineno) {
   sink_.declare(std::move(d));
 }
 
-void RestoreParser::rule_line(std::string_view line, int lineno) {
+void RestoreParser::rule_line(std::string_view line, int lineno,
+                              BasicAppend *pre) {
+  // A scan made ahead of the line's turn is finished here; if it is not
+  // after all, scanning the text again would not change that.
+  if (pre != nullptr && xt_.settle_basic(*pre, table_, lineno)) {
+    sink_.append_basic(*pre);
+    return;
+  }
   std::string_view rest = line;
   int offset = 0;
   std::pair<uint64_t, uint64_t> ctr{0, 0};
@@ -220,8 +227,8 @@ void RestoreParser::rule_line(std::string_view line, int lineno) {
     offset = static_cast<int>(close) + 1;
     rest = rest.substr(close + 1);
   }
-  if (xt_.parse_basic(rest, offset, table_, lineno, have_ctr ? &ctr : nullptr,
-                      basic_)) {
+  if (pre == nullptr && xt_.parse_basic(rest, offset, table_, lineno,
+                                        have_ctr ? &ctr : nullptr, basic_)) {
     sink_.append_basic(basic_);
     return;
   }

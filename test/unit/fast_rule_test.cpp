@@ -67,9 +67,15 @@ Pair both(FastRuleParser &fast, const std::string &line, Family family,
   p.taken = fast.parse(words, table, 7, counters, c);
   BasicAppend a;
   p.scanned = fast.scan(line, 0, table, 7, counters, a);
+  // The same in two steps, as the reading thread and the parser take it.
+  BasicAppend b;
+  const bool two_steps = FastRuleParser::prescan(family, line, b) &&
+                         fast.settle(b, table, 7, counters);
+  CHECK(two_steps == p.scanned);
   if (p.scanned) {
     Command sc = to_command(a);
     p.scan = describe(sc);
+    CHECK(describe(to_command(b)) == p.scan);
     std::vector<unsigned char> direct(legacy::basic_entry_size(a, family));
     legacy::build_basic_entry(a, family, direct.data());
     p.same_entry = direct == legacy::build_entry(sc.rules[0], family);
