@@ -4,8 +4,9 @@
 # block by block (fastrestore without --coalesce, and iptables-nft-restore):
 # the same exit status, the same message, the same tables. Streams: all
 # valid; a block the kernel refuses in the middle; a jump to a missing
-# chain in the middle; a block that does not parse in the middle; blocks that need the kernel's rules (-D, -I N) among
-# appends; chains made and deleted.
+# chain in the middle; a block that does not parse in the middle; every
+# tenth block refused by the kernel; blocks that need the kernel's rules
+# (-D, -I N) among appends; chains made and deleted.
 #   coalesce_test.sh FASTRESTORE
 set -u
 . "$(dirname "$0")/common.sh"
@@ -39,6 +40,12 @@ stream_parse_error() { # an unknown option in block 30
     if [ "$i" = 30 ]; then block "-A web --bogus"; else block "-A web -s 10.2.0.$i/32 -j DROP"; fi
   done
 }
+stream_every_tenth() { # every tenth block refused by the kernel (the
+  # first of them ends the stream, as in iptables-restore)
+  for i in $(seq 1 100); do
+    if [ $((i % 10)) = 0 ]; then block "-A web -j DNAT --to-destination 192.0.2.$i"; else block "-A web -s 10.5.0.$i/32 -j ACCEPT"; fi
+  done
+}
 stream_mixed() { # appends, then blocks that read the kernel's rules
   for i in $(seq 1 20); do block "-A web -s 10.3.0.$i/32 -j ACCEPT"; done
   block "-D web -s 10.3.0.5/32 -j ACCEPT"
@@ -68,11 +75,11 @@ run() { # OUT STREAM COMMAND...: the state and status after the stream
   ' _ "$out" "$stream" "$base" "$@"
 }
 export -f block stream_valid stream_kernel_error stream_jump_error \
-  stream_parse_error stream_mixed
+  stream_parse_error stream_every_tenth stream_mixed
 
 fail=0
 for s in stream_valid stream_kernel_error stream_jump_error stream_parse_error \
-  stream_mixed; do
+  stream_every_tenth stream_mixed; do
   run "$tmp/ref" $s iptables-nft-restore --noflush
   run "$tmp/alone" $s "$fr" --noflush
   run "$tmp/group" $s "$fr" --noflush --coalesce 50 -v
