@@ -26,11 +26,7 @@ cleanup() {
 }
 trap cleanup EXIT
 fail=0
-check() { # NAME COMMAND...
-  local name=$1
-  shift
-  if "$@"; then echo "ok: $name"; else echo "FAILED: $name"; fail=1; fi
-}
+. "$(dirname "$0")/check.sh"
 
 (cd "$build" && cpack -G DEB -B "$tmp" >/dev/null 2>&1)
 deb=$(ls "$tmp"/fastrestore_*_*.deb 2>/dev/null | head -n1)

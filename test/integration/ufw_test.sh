@@ -42,11 +42,7 @@ cleanup() {
 }
 trap cleanup EXIT
 fail=0
-check() { # NAME COMMAND...
-  local name=$1
-  shift
-  if "$@"; then echo "ok: $name"; else echo "FAILED: $name"; fail=1; fi
-}
+. "$(dirname "$0")/check.sh"
 
 # A fresh ufw tree as the package's postinst leaves it, without the parts
 # that would reach outside the namespace (kernel modules, sysctl).
