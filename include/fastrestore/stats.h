@@ -1,7 +1,8 @@
 // Per-phase costs of a restore, for --stats: time spent in libxtables
 // parsing, in building the batch, and in the kernel (sending the batch and
 // waiting for its answer), with the bytes and rules sent. Process-global:
-// a restore runs on one thread.
+// only the main thread touches it (the reading thread of
+// lib/driver/prescan.cpp never times anything).
 #pragma once
 
 #include <chrono>
