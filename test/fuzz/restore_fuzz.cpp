@@ -1,7 +1,9 @@
 // libFuzzer target: iptables-restore text through everything before the
-// kernel. The input's first byte picks the family (bit 0: IPv6) and -c
-// (bit 1); the rest is the file. Every block that parses is planned and
-// built into an nf_tables batch, as a restore without --noflush does.
+// kernel. The input's first byte picks the family (bit 0: IPv6), -c
+// (bit 1) and whether lines come with a scan made ahead of their turn, as
+// the reading thread makes them (bit 2); the rest is the file. Every block that
+// parses is planned and built into an nf_tables batch, as a restore without
+// --noflush does.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -12,6 +14,8 @@
 #include "fastrestore/plan.h"
 #include "fastrestore/restore_parser.h"
 #include "fastrestore/xt_parser.h"
+
+#include "../../lib/ext/fast_rule.h"
 
 using namespace fastrestore;
 
@@ -41,6 +45,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const Family family = (data[0] & 1) ? Family::ipv6 : Family::ipv4;
   ParseOptions opts;
   opts.counters = (data[0] & 2) != 0;
+  const bool prescan = (data[0] & 4) != 0;
   std::string_view text(reinterpret_cast<const char *>(data) + 1, size - 1);
   BlockCollector sink([&](Block &&b) {
     Plan plan = plan_block(b, false, opts.counters);
@@ -52,7 +57,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     while (!text.empty()) {
       size_t nl = text.find('\n');
       std::string_view line = text.substr(0, nl);
-      p.feed(line, ++n);
+      // As PreScanner: lines starting with '-', without a NUL.
+      BasicAppend scan;
+      const bool scanned = prescan && !line.empty() && line[0] == '-' &&
+                           line.find('\0') == std::string_view::npos &&
+                           FastRuleParser::prescan(family, line, scan);
+      p.feed(line, ++n, scanned ? &scan : nullptr);
       text = nl == std::string_view::npos ? std::string_view{}
                                           : text.substr(nl + 1);
     }
