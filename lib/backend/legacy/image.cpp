@@ -5,7 +5,6 @@
 #include "arena.h"
 #include "sockopt.h"
 
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
