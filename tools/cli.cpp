@@ -198,7 +198,7 @@ int cli_main(int argc, char **argv) {
   if (cfg.counters && cfg.family == Family::bridge) {
     std::cerr << "fastrestore: --counters does not apply to ebtables input "
                  "(its rules carry their counters with -c)\n";
-    return 2;
+    return 1; // ebtables-restore: an option it does not take
   }
   cfg.noflush = vm.count("noflush") > 0;
   cfg.test = vm.count("test") > 0;

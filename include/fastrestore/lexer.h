@@ -33,7 +33,9 @@ struct LexResult {
 LexResult split_words(std::string_view line);
 
 // The same into `out`, reusing its tokens' storage from the previous line
-// (the restore loop's hot path).
-void split_words(std::string_view line, LexResult &out);
+// (the restore loop's hot path). `newline`: the line was read with its
+// newline, which a quote left open at its end keeps (false for a line a
+// NUL cut short, as iptables then sees no newline).
+void split_words(std::string_view line, LexResult &out, bool newline = true);
 
 } // namespace fastrestore

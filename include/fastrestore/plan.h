@@ -112,13 +112,13 @@ public:
   // them); throws Error when the entry is refused; returns false when the
   // block needs plan_block.
   bool add(Block::Entry &&entry, std::vector<Op> &out);
-  // Checks made when the block is complete (jumps to missing chains).
-  void finish();
 
 private:
   void ensure_base(const Command &cmd, std::vector<Op> &out);
   bool plan_replace(Command &cmd, std::vector<Op> &out);
   void plan_noflush(Command &cmd, std::vector<Op> &out);
+  void check_jumps(const Command &cmd);
+  void require_chain(const Command &cmd);
   void add_rules(Command &cmd, std::vector<Op> &out);
   bool append_before_policy(Command &cmd, std::vector<Op> &out);
   struct Chain;
@@ -154,8 +154,8 @@ private:
   Family family_;
   bool noflush_, counters_;
   KernelAccess kernel_;
-  std::set<std::string> known_;                         // chains that exist now
-  std::vector<std::pair<std::string, Location>> jumps_; // to user chains
+  std::set<std::string> known_;         // chains that exist now
+  std::set<std::string> kernel_chains_; // --noflush: the kernel's, found
   uint32_t next_id_ = 0;
   std::optional<std::map<std::string, Chain>> model_;
   std::vector<std::string> model_order_; // chain order, for -F / -X

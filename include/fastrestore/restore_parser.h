@@ -27,6 +27,9 @@ struct ParseOptions {
   // ebtables-restore: a table line or the end of input also commits the
   // open table (COMMIT lines are still taken).
   bool implicit_commit = false;
+  // iptables-legacy-restore: chain lines are not checked for verdict names
+  // or white space (libiptc refuses the former when it creates the chain).
+  bool legacy = false;
 };
 
 class BlockSink {
@@ -76,11 +79,22 @@ public:
            line[0] == '*';
   }
   void end_table(int lineno);
+  // ends_table() and end_table() for the table line `line`, whose name is
+  // checked first: ebtables-restore refuses a bad table name before it
+  // commits the open table.
+  void next_table(std::string_view line, int lineno);
 
 private:
   void begin_table(std::string_view line, int lineno);
+  // The name of table line `line` and its column; throws when no built-in
+  // table has it.
+  std::string_view table_name(std::string_view line, int lineno, int &col);
+  void empty_command(std::string_view line, int lineno);
   void chain_line(std::string_view line, int lineno);
-  void rule_line(std::string_view line, int lineno, BasicAppend *pre);
+  // `newline`: the line ended in a newline (not cut short by a NUL).
+  void rule_line(std::string_view line, int lineno, BasicAppend *pre,
+                 bool newline);
+  [[noreturn]] void outside_table(std::string_view line, int lineno);
 
   RuleParser &xt_;
   ParseOptions opts_;

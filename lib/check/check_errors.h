@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "fastrestore/chain_names.h"
 #include "fastrestore/ir.h"
 #include "fastrestore/tables.h"
 
@@ -26,8 +27,28 @@ namespace fastrestore::check {
   fail(loc, reason, ExitCode::format);
 }
 
+// -E OLD NEW to a verdict's name, which no rule could jump to. iptables-nft
+// refuses to declare such a chain (status 2) and its rename of a chain
+// made in the same block fails in the kernel (status 4); legacy libiptc
+// refuses the rename. Refused here whatever block made OLD, as status 4.
+inline void check_rename_target(const Command &cmd) {
+  if (is_verdict_name(cmd.arg))
+    fail(cmd.loc,
+         "CHAIN_RENAME failed: chain name " + cmd.arg +
+             " may not clash with target name",
+         ExitCode::kernel);
+}
+
 inline uint32_t policy_value(const std::string &p) {
   return p == "DROP" ? NF_DROP : NF_ACCEPT;
+}
+
+// The policy a built-in chain's line declares (not "-"). iptables-nft
+// checks it when it carries out the block, at COMMIT ("line N failed").
+inline uint32_t declared_policy(const ChainDecl &d) {
+  if (d.policy != "ACCEPT" && d.policy != "DROP")
+    line_failed(d.loc, "Bad policy name `" + d.policy + "'.");
+  return policy_value(d.policy);
 }
 
 // -P: only a built-in chain, only ACCEPT or DROP. Returns the policy.

@@ -16,6 +16,8 @@
 namespace fastrestore {
 namespace {
 
+using check::check_rename_target;
+using check::declared_policy;
 using check::fail;
 using check::line_failed;
 using check::policy_value;
@@ -79,9 +81,6 @@ void OpPlanner::add_rules(Command &cmd, std::vector<Op> &out) {
   const bool append = cmd.kind == CommandKind::append;
   size_t first = out.size();
   for (auto &r : cmd.rules) {
-    if ((r.verdict == Verdict::jump || r.verdict == Verdict::go) &&
-        !find_builtin_chain(*table_, r.jump_chain))
-      jumps_.emplace_back(r.jump_chain, r.loc);
     Op op{append ? OpKind::rule_append : OpKind::rule_insert,
           cmd.loc,
           {},
@@ -187,9 +186,6 @@ bool OpPlanner::append_before_policy(Command &cmd, std::vector<Op> &out) {
     return false;
   const RuleRef policy = c.rules.back();
   for (auto &r : cmd.rules) {
-    if (r.verdict == Verdict::jump &&
-        !find_builtin_chain(*table_, r.jump_chain))
-      jumps_.emplace_back(r.jump_chain, r.loc);
     Op op{OpKind::rule_insert_before, cmd.loc, {}, std::move(r)};
     op.chain.name = cmd.chain;
     op.id = ++next_id_;
@@ -206,7 +202,7 @@ bool OpPlanner::add(Block::Entry &&e, std::vector<Op> &out) {
     if (d.builtin) {
       Op op = chain_op(OpKind::chain_update, d.name, d.loc, *table_);
       if (d.policy != "-")
-        op.chain.policy = policy_value(d.policy);
+        op.chain.policy = declared_policy(d);
       if (counters_) {
         op.chain.counters = true;
         op.chain.packets = d.packets;
@@ -247,6 +243,7 @@ bool OpPlanner::plan_replace(Command &cmd, std::vector<Op> &out) {
   case CommandKind::insert:
     if (cmd.kind == CommandKind::insert && cmd.rulenum != 1)
       return false;
+    check_jumps(cmd);
     ensure_base(cmd, out);
     if (!known_.count(cmd.chain))
       line_failed(cmd.loc, "No chain/target/match by that name.");
@@ -279,20 +276,26 @@ bool OpPlanner::plan_replace(Command &cmd, std::vector<Op> &out) {
 void OpPlanner::plan_noflush(Command &cmd, std::vector<Op> &out) {
   switch (cmd.kind) {
   case CommandKind::append:
+    check_jumps(cmd);
     ensure_base(cmd, out);
+    require_chain(cmd);
     if (!append_before_policy(cmd, out))
       add_rules(cmd, out);
     break;
   case CommandKind::insert:
+    check_jumps(cmd);
     ensure_base(cmd, out);
-    if (cmd.rulenum == 1)
+    if (cmd.rulenum == 1) {
+      require_chain(cmd);
       add_rules(cmd, out);
-    else
+    } else
       plan_positional(cmd, out);
     break;
   case CommandKind::remove_num:
   case CommandKind::replace:
   case CommandKind::rename_chain:
+    if (cmd.kind == CommandKind::rename_chain)
+      kernel_chains_.clear(); // a jump target may be gone
     plan_positional(cmd, out);
     break;
   case CommandKind::new_chain:
@@ -306,6 +309,8 @@ void OpPlanner::plan_noflush(Command &cmd, std::vector<Op> &out) {
   case CommandKind::flush:
   case CommandKind::delete_chain: {
     const bool flush = cmd.kind == CommandKind::flush;
+    if (!flush)
+      kernel_chains_.clear(); // a jump target may be gone
     if (cmd.chain.empty()) {
       // Every chain (-F), or every user chain and every idle base chain
       // (-X), as iptables-nft does.
@@ -378,6 +383,7 @@ void OpPlanner::plan_noflush(Command &cmd, std::vector<Op> &out) {
     break;
   case CommandKind::remove:
   case CommandKind::check:
+    check_jumps(cmd);
     plan_by_spec(cmd, out);
     break;
   case CommandKind::zero:
@@ -406,6 +412,7 @@ void OpPlanner::plan_positional(const Command &cmd, std::vector<Op> &out) {
       line_failed(cmd.loc, "No chain/target/match by that name.");
     if (m.count(cmd.arg) || find_builtin_chain(*table_, cmd.arg))
       line_failed(cmd.loc, "File exists.");
+    check_rename_target(cmd);
     if (it->second.handle == 0)
       fail(cmd.loc,
            "cannot rename chain '" + cmd.chain +
@@ -639,13 +646,33 @@ OpPlanner::Chain &OpPlanner::model_chain(const Command &cmd) {
   return it->second;
 }
 
-void OpPlanner::finish() {
-  // With --noflush a jump may name a chain the kernel already has: asked
-  // once per chain (iptables-nft checks its chain cache while parsing).
-  for (const auto &[chain, loc] : jumps_)
-    if (!known_.count(chain) &&
-        (!noflush_ || (kernel_.chain_exists && !chain_exists_now(chain))))
-      fail(loc, "Chain '" + chain + "' does not exist", ExitCode::parameter);
+void OpPlanner::require_chain(const Command &cmd) {
+  // --noflush into a user chain the block has not made: the kernel's, or
+  // refused as iptables-nft refuses it (not left to the kernel).
+  if (find_builtin_chain(*table_, cmd.chain) || known_.count(cmd.chain) ||
+      kernel_chains_.count(cmd.chain))
+    return;
+  if (kernel_.chain_exists && !chain_exists_now(cmd.chain))
+    line_failed(cmd.loc, "No chain/target/match by that name.");
+  kernel_chains_.insert(cmd.chain);
+}
+
+void OpPlanner::check_jumps(const Command &cmd) {
+  // iptables-nft checks a rule's jump before the chain it goes into, in
+  // the order of the block's commands: the chain must have been made by
+  // then. With --noflush it may be the kernel's: asked once per chain.
+  for (const auto &r : cmd.rules) {
+    if ((r.verdict != Verdict::jump && r.verdict != Verdict::go) ||
+        find_builtin_chain(*table_, r.jump_chain) ||
+        known_.count(r.jump_chain) || kernel_chains_.count(r.jump_chain))
+      continue;
+    if (noflush_ && (!kernel_.chain_exists || chain_exists_now(r.jump_chain))) {
+      kernel_chains_.insert(r.jump_chain);
+      continue;
+    }
+    fail(r.loc, "Chain '" + r.jump_chain + "' does not exist",
+         ExitCode::parameter);
+  }
 }
 
 Plan plan_noflush(const Block &block, bool counters, KernelAccess kernel) {
@@ -656,7 +683,6 @@ Plan plan_noflush(const Block &block, bool counters, KernelAccess kernel) {
                     block.family);
   for (auto e : block.entries) // a copy: the entry's rules move into ops
     planner.add(std::move(e), plan.ops);
-  planner.finish();
   return plan;
 }
 

@@ -8,6 +8,8 @@
 namespace fastrestore {
 namespace {
 
+using check::check_rename_target;
+using check::declared_policy;
 using check::fail;
 using check::line_failed;
 using check::policy_value;
@@ -73,7 +75,7 @@ public:
     if (d.builtin) {
       PlannedChain *c = find_or_create_builtin(d.name, d.loc);
       if (d.policy != "-")
-        c->policy = policy_value(d.policy);
+        c->policy = declared_policy(d);
       if (counters_) {
         c->counters = true;
         c->packets = d.packets;
@@ -92,6 +94,7 @@ public:
   }
 
   void apply(const Command &cmd) {
+    check_jumps(cmd);
     switch (cmd.kind) {
     case CommandKind::append: {
       PlannedChain &c = chain_for_rule(cmd);
@@ -170,18 +173,18 @@ public:
     }
   }
 
-  // Jumps must name a chain of the final table (base chains are left to the
-  // kernel, which refuses them).
-  void check_jumps() const {
-    for (const auto &c : chains_)
-      for (const auto &r : c.rules)
-        if ((r.verdict == Verdict::jump || r.verdict == Verdict::go) &&
-            find_builtin_chain(table_, r.jump_chain) == nullptr &&
-            std::none_of(
-                chains_.begin(), chains_.end(),
-                [&](const PlannedChain &x) { return x.name == r.jump_chain; }))
-          fail(r.loc, "Chain '" + r.jump_chain + "' does not exist",
-               ExitCode::parameter);
+  // A rule's jump must name a chain that exists when the command is
+  // carried out, as iptables-nft checks it before the rule's own chain
+  // (base chains are left to the kernel, which refuses them).
+  void check_jumps(const Command &cmd) const {
+    for (const auto &r : cmd.rules)
+      if ((r.verdict == Verdict::jump || r.verdict == Verdict::go) &&
+          find_builtin_chain(table_, r.jump_chain) == nullptr &&
+          std::none_of(
+              chains_.begin(), chains_.end(),
+              [&](const PlannedChain &x) { return x.name == r.jump_chain; }))
+        fail(r.loc, "Chain '" + r.jump_chain + "' does not exist",
+             ExitCode::parameter);
   }
 
   std::vector<PlannedChain> take() { return std::move(chains_); }
@@ -252,6 +255,7 @@ private:
       line_failed(cmd.loc, "No chain/target/match by that name.");
     if (find(cmd.arg) || find_builtin_chain(table_, cmd.arg))
       line_failed(cmd.loc, "File exists.");
+    check_rename_target(cmd);
     c->name = cmd.arg;
     for (auto &x : chains_)
       for (auto &r : x.rules)
@@ -273,7 +277,6 @@ Plan plan_replace(const Block &block, const BuiltinTable &t, bool counters) {
     else
       model.apply(*e.cmd);
   }
-  model.check_jumps();
   Plan plan;
   plan.table = block.table;
   plan.loc = block.loc;

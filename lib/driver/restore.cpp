@@ -106,6 +106,7 @@ public:
     } else
       nft::begin_block(*batch_, table, loc, !cfg_.noflush, table_ready_);
     needs_model_ = false;
+    deferred_.reset();
   }
 
   void declare(ChainDecl &&d) override {
@@ -117,12 +118,17 @@ public:
   }
 
   void commit(const Location &loc) override {
+    if (deferred_) {
+      batch_.reset();
+      Error e = std::move(*deferred_);
+      deferred_.reset();
+      throw e;
+    }
     if (needs_model_) {
       Plan plan = plan_block(replay(), cfg_.noflush, cfg_.counters);
       batch_ = nft::build_batch(plan, cfg_.family,
                                 [this](nft::Batch &b) { add_eb_policies(b); });
     } else {
-      planner_->finish();
       add_eb_policies(*batch_);
       batch_->finish();
     }
@@ -273,6 +279,18 @@ private:
 
   void add(Block::Entry &&e) {
     cur_loc_ = e.decl ? e.decl->loc : e.cmd ? e.cmd->loc : cur_loc_;
+    if (deferred_)
+      return;
+    try {
+      plan(std::move(e));
+    } catch (Error &err) {
+      // iptables-nft carries out a block's commands at COMMIT, after it has
+      // parsed every line: a later line's parse error comes first.
+      deferred_ = std::move(err);
+    }
+  }
+
+  void plan(Block::Entry &&e) {
     if (needs_model_) {
       eb_policy(e); // the model replays the block, policies included
       return;
@@ -436,6 +454,7 @@ private:
   std::vector<Op> ops_;
   bool table_ready_ = false;
   bool needs_model_ = false;
+  std::optional<Error> deferred_; // the block's first planning error
   std::map<std::string, std::pair<std::string, Location>> eb_policies_;
   std::set<std::string> new_chains_;
   Location cur_loc_;              // the entry being planned
@@ -476,7 +495,8 @@ int locate_legacy_failure(const RestoreConfig &cfg, RuleParser &xt,
       auto loads = [&](int k) {
         try {
           auto w = legacy::make_block_writer(probe_cfg);
-          RestoreParser p(xt, ParseOptions{cfg.counters, {}, false}, *w);
+          RestoreParser p(
+              xt, ParseOptions{cfg.counters, {}, false, false, true}, *w);
           text.each(first, first + k,
                     [&](std::string_view line, int i) { p.feed(line, i); });
           p.feed("COMMIT", first + n - 1);
@@ -584,7 +604,7 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
     }
     RestoreParser parser(xt,
                          ParseOptions{cfg.counters, cfg.table, cfg.verbose > 0,
-                                      cfg.family == Family::bridge},
+                                      cfg.family == Family::bridge, cfg.legacy},
                          *sink);
     // iptables input is read and its commonest rules scanned on a second
     // thread, unless --coalesce needs to see when lines arrive.
@@ -611,7 +631,7 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
         break;
       ++lineno;
       if (parser.ends_table(line)) // ebtables-restore: "*nat" commits too
-        parser.end_table(lineno);
+        parser.next_table(line, lineno);
       if (!parser.in_table())
         text.reset();
       text.add(lineno, line,

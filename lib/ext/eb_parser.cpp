@@ -591,8 +591,10 @@ Command Line::run(int line) {
     }
     invert_ = 0;
   }
+  // ebtables reads a line with no command as a request for its help text
+  // (which it prints) and goes on.
   if (command == 0)
-    xtables_error(PARAMETER_PROBLEM, "No command specified");
+    return cmd;
 
   switch (command) {
   case 'A':

@@ -6,7 +6,9 @@
 #include <cstdio>
 #include <cstring>
 
+#include "fastrestore/chain_names.h"
 #include "fastrestore/protocols.h"
+#include "fastrestore/xt_lookup.h"
 #include "xt_state.h"
 
 namespace fastrestore {
@@ -20,7 +22,10 @@ unsigned parse_rulenum(const char *s) {
   return n;
 }
 
-void assert_valid_chain_name(const char *name) {
+// -N NAME. `announced`: the chains declared so far, which iptables no
+// longer takes for targets; any other name a target plugin has clashes.
+void assert_valid_chain_name(const char *name,
+                             const std::unordered_set<std::string> *announced) {
   if (strlen(name) >= XT_EXTENSION_MAXNAMELEN)
     xtables_error(PARAMETER_PROBLEM,
                   "chain name `%s' too long (must be under %u chars)", name,
@@ -28,6 +33,11 @@ void assert_valid_chain_name(const char *name) {
   if (*name == '-' || *name == '!')
     xtables_error(PARAMETER_PROBLEM,
                   "chain name not allowed to start with `%c'\n", *name);
+  if (is_verdict_name(name) ||
+      ((announced == nullptr || announced->count(name) == 0) &&
+       peek_target(name) != nullptr))
+    xtables_error(PARAMETER_PROBLEM,
+                  "chain name may not clash with target name");
   for (const char *p = name; *p; ++p)
     if (isspace(static_cast<unsigned char>(*p)))
       xtables_error(PARAMETER_PROBLEM, "Invalid chain name `%s'", name);
@@ -115,7 +125,7 @@ void XtRuleState::run() {
       }
       break;
     case 'N':
-      assert_valid_chain_name(optarg);
+      assert_valid_chain_name(optarg, chains_);
       add_command(CMD_NEW_CHAIN, CMD_NONE, invert_);
       chain_ = optarg;
       break;

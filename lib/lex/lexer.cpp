@@ -15,7 +15,7 @@ LexResult split_words(std::string_view line) {
   return out;
 }
 
-void split_words(std::string_view line, LexResult &out) {
+void split_words(std::string_view line, LexResult &out, bool newline) {
   // Tokens past `used` keep their strings' capacity for the next line.
   size_t used = 0;
   out.error.clear();
@@ -91,7 +91,7 @@ void split_words(std::string_view line, LexResult &out) {
       tok.col_end = static_cast<int>(i);
     // iptables reads the line with its newline, which an unterminated
     // quote keeps as part of the word.
-    if (!done && in_quotes && i == n)
+    if (!done && in_quotes && i == n && newline)
       tok.text.push_back('\n');
   }
   out.tokens.resize(used);

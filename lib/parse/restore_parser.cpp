@@ -1,9 +1,11 @@
 #include "fastrestore/restore_parser.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
 
+#include "fastrestore/chain_names.h"
 #include "fastrestore/lexer.h"
 #include "fastrestore/tables.h"
 
@@ -66,10 +68,19 @@ RestoreParser::RestoreParser(RuleParser &xt, ParseOptions opts, BlockSink &sink)
     : xt_(xt), opts_(std::move(opts)), sink_(sink) {}
 
 void RestoreParser::feed(std::string_view line, int lineno, BasicAppend *pre) {
-  // iptables-restore handles lines as C strings: a NUL ends the line.
-  line = line.substr(0, line.find('\0'));
-  if (line.empty())
+  // iptables-restore handles lines as C strings: a NUL ends the line, which
+  // then has no newline (an unterminated quote keeps none).
+  const size_t nul = line.find('\0');
+  const bool cut = nul != std::string_view::npos;
+  if (cut) {
+    line = line.substr(0, nul);
+    pre = nullptr; // scanned with the bytes past the NUL
+  }
+  if (line.empty()) {
+    if (cut) // not an empty line: a command of no words
+      empty_command(line, lineno);
     return;
+  }
   if (line[0] == '#') {
     if (opts_.verbose) {
       fwrite(line.data(), 1, line.size(), stdout);
@@ -84,7 +95,7 @@ void RestoreParser::feed(std::string_view line, int lineno, BasicAppend *pre) {
     return;
   }
   if (ends_table(line))
-    end_table(lineno);
+    next_table(line, lineno);
   if (line[0] == '*' && !in_table_) {
     begin_table(line, lineno);
     return;
@@ -99,11 +110,46 @@ void RestoreParser::feed(std::string_view line, int lineno, BasicAppend *pre) {
     return;
   }
   if (in_table_) {
-    rule_line(line, lineno, pre);
+    rule_line(line, lineno, pre, !cut);
     return;
   }
+  outside_table(line, lineno);
+}
+
+void RestoreParser::outside_table(std::string_view line, int lineno) {
   fail(lineno, line, "line is outside a table block (expected *TABLE)",
-       ExitCode::format, 1, static_cast<int>(line.size()));
+       ExitCode::format, 1, std::max(1, static_cast<int>(line.size())));
+}
+
+void RestoreParser::empty_command(std::string_view line, int lineno) {
+  if (skipping_)
+    return;
+  if (!in_table_)
+    outside_table(line, lineno);
+  // ebtables-restore takes a line without a command for a request of its
+  // help text (which it prints) and goes on; iptables refuses it.
+  if (xt_.family() == Family::bridge)
+    return;
+  fail(lineno, line, "no command specified", ExitCode::parameter);
+}
+
+void RestoreParser::next_table(std::string_view line, int lineno) {
+  line = line.substr(0, line.find('\0'));
+  int col = 0;
+  table_name(line, lineno, col);
+  end_table(lineno);
+}
+
+std::string_view RestoreParser::table_name(std::string_view line, int lineno,
+                                           int &col) {
+  size_t pos = 1;
+  std::string_view name = next_word(line, pos, col);
+  if (name.empty())
+    fail(lineno, line, "table name invalid", ExitCode::parameter, 1, 1);
+  if (find_builtin_table(name, xt_.family()) == nullptr)
+    fail(lineno, line, "table name '" + std::string(name) + "' invalid",
+         ExitCode::parameter, col, col + static_cast<int>(name.size()) - 1);
+  return name;
 }
 
 void RestoreParser::end_table(int lineno) {
@@ -124,14 +170,8 @@ void RestoreParser::finish(int lines) {
 }
 
 void RestoreParser::begin_table(std::string_view line, int lineno) {
-  size_t pos = 1;
   int col = 0;
-  std::string_view name = next_word(line, pos, col);
-  if (name.empty())
-    fail(lineno, line, "table name invalid", ExitCode::parameter, 1, 1);
-  if (find_builtin_table(name, xt_.family()) == nullptr)
-    fail(lineno, line, "table name '" + std::string(name) + "' invalid",
-         ExitCode::parameter, col, col + static_cast<int>(name.size()) - 1);
+  std::string_view name = table_name(line, lineno, col);
   // Lines of a table -T leaves out are read and ignored up to its COMMIT,
   // or up to the next table line.
   skipping_ = !opts_.only_table.empty() && name != opts_.only_table;
@@ -160,6 +200,13 @@ void RestoreParser::chain_line(std::string_view line, int lineno) {
     fail(lineno, line,
          std::string("chain name not allowed to start with `") + name[0] + "'",
          ExitCode::parameter, col, name_end);
+  // iptables-legacy-restore leaves these to libiptc (see ParseOptions).
+  if (!opts_.legacy && is_verdict_name(name))
+    fail(lineno, line, "chain name may not clash with target name",
+         ExitCode::parameter, col, name_end);
+  if (!opts_.legacy && has_white_space(name))
+    fail(lineno, line, "Invalid chain name `" + std::string(name) + "'",
+         ExitCode::parameter, col, name_end);
   std::string_view policy = next_word(line, pos, pcol);
   if (policy.empty())
     fail(lineno, line, "policy invalid", ExitCode::parameter, col, name_end);
@@ -171,7 +218,8 @@ void RestoreParser::chain_line(std::string_view line, int lineno) {
   const BuiltinTable *t = find_builtin_table(table_, xt_.family());
   d.builtin = find_builtin_chain(*t, name) != nullptr;
   if (d.builtin) {
-    if (policy != "ACCEPT" && policy != "DROP" && policy != "-")
+    // iptables-nft checks the policy at COMMIT (see declared_policy).
+    if (opts_.legacy && policy != "ACCEPT" && policy != "DROP" && policy != "-")
       fail(lineno, line, "Bad policy name `" + d.policy + "'", ExitCode::format,
            pcol, pcol + static_cast<int>(policy.size()) - 1);
     if (opts_.counters) {
@@ -188,7 +236,7 @@ void RestoreParser::chain_line(std::string_view line, int lineno) {
 }
 
 void RestoreParser::rule_line(std::string_view line, int lineno,
-                              BasicAppend *pre) {
+                              BasicAppend *pre, bool newline) {
   // A scan made ahead of the line's turn is finished here; if it is not
   // after all, scanning the text again would not change that.
   if (pre != nullptr && xt_.settle_basic(*pre, table_, lineno)) {
@@ -233,7 +281,7 @@ void RestoreParser::rule_line(std::string_view line, int lineno,
     return;
   }
   LexResult &lex = lex_;
-  split_words(rest, lex);
+  split_words(rest, lex, newline);
   if (!lex.error.empty())
     fail(lineno, line, lex.error, ExitCode::parameter, lex.error_col + offset,
          static_cast<int>(line.size()));

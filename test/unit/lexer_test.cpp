@@ -46,6 +46,13 @@ TEST_CASE("an unterminated quote keeps what it collected", "[lexer]") {
         std::vector<std::string>{"-x", "open end\n"});
 }
 
+TEST_CASE("a line cut short by a NUL has no newline to keep", "[lexer]") {
+  fastrestore::LexResult r;
+  fastrestore::split_words(R"(-x "open end)", r, false);
+  REQUIRE(r.tokens.size() == 2);
+  CHECK(r.tokens[1].text == "open end");
+}
+
 TEST_CASE("words keep their columns", "[lexer]") {
   auto r = split_words(R"(-A INPUT  "x y" z)");
   REQUIRE(r.tokens.size() == 4);

@@ -43,6 +43,19 @@ Diagnostic plan_error(const Block &b, bool noflush = false) {
   return {};
 }
 
+// The same block planned entry by entry, as the restore does it.
+Diagnostic stream_error(const Block &b) {
+  OpPlanner planner(b.table, false, false);
+  std::vector<Op> out;
+  try {
+    for (auto e : b.entries)
+      planner.add(std::move(e), out);
+  } catch (const Error &e) {
+    return e.diag();
+  }
+  return {};
+}
+
 std::vector<std::string> chain_names(const Plan &p) {
   std::vector<std::string> out;
   for (const auto &c : p.chains)
@@ -187,4 +200,29 @@ TEST_CASE("noflush: index errors against the kernel's rules", "[planner]") {
   CHECK(err({"-A INPUT", "-X INPUT"}) == "Directory not empty.");
   CHECK(err({"-D INPUT -j ACCEPT"}).find("contents of the kernel's rules") !=
         std::string::npos);
+}
+
+TEST_CASE("replace: checks iptables-nft makes as it carries out the block",
+          "[planner]") {
+  for (bool streamed : {false, true}) {
+    auto err = [&](std::vector<std::string> lines) {
+      return streamed ? stream_error(block("filter", lines))
+                      : plan_error(block("filter", lines));
+    };
+    auto policy = err({":INPUT MAYBE"});
+    CHECK(policy.code == ExitCode::format);
+    CHECK(policy.message == "Bad policy name `MAYBE'.");
+    // A jump must name a chain made before the rule.
+    auto later = err({"-A INPUT -j x", ":x -"});
+    CHECK(later.message == "Chain 'x' does not exist");
+    CHECK(later.code == ExitCode::parameter);
+    // ... and is checked before the rule's own chain.
+    CHECK(err({"-A nochain -j x"}).message == "Chain 'x' does not exist");
+  }
+  // (-D takes the whole-block model.)
+  CHECK(plan_error(block("filter", {"-A INPUT", "-D INPUT -j x"})).message ==
+        "Chain 'x' does not exist");
+  auto rename = plan_error(block("filter", {":x -", "-E x DROP"}));
+  CHECK(rename.code == ExitCode::kernel);
+  CHECK(rename.loc.line == 3);
 }

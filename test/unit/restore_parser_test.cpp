@@ -101,9 +101,14 @@ TEST_CASE("format errors name the line", "[restore_parser]") {
   CHECK(outside.code == ExitCode::format);
   CHECK(outside.loc.line == 1);
 
-  auto policy = feed_error("*filter\n:INPUT MAYBE [0:0]\nCOMMIT\n");
+  // A built-in chain's policy: iptables-legacy-restore refuses it at its
+  // line; iptables-nft when it carries out the block (the planner).
+  ParseOptions legacy;
+  legacy.legacy = true;
+  auto policy = feed_error("*filter\n:INPUT MAYBE [0:0]\nCOMMIT\n", legacy);
   CHECK(policy.code == ExitCode::format);
   CHECK(policy.loc.col_begin == 8);
+  CHECK(feed("*filter\n:INPUT MAYBE [0:0]\nCOMMIT\n").size() == 1);
 
   auto bracket = feed_error("*filter\n[1:2 -A INPUT\nCOMMIT\n");
   CHECK(bracket.message == "Bad line 2: need ]");
@@ -121,4 +126,43 @@ TEST_CASE("rule errors keep columns past a counter prefix",
   CHECK(d.loc.line == 2);
   CHECK(d.loc.col_begin == 16);
   CHECK(d.loc.col_end == 22);
+}
+
+TEST_CASE("chain names the reference tools refuse", "[restore_parser]") {
+  for (const char *v : {"ACCEPT", "DROP", "QUEUE", "RETURN"}) {
+    auto e = feed_error(std::string("*filter\n:") + v + " - [0:0]\nCOMMIT\n");
+    CHECK(e.code == ExitCode::parameter);
+    CHECK(e.message == "chain name may not clash with target name");
+    CHECK(e.loc.line == 2);
+    CHECK(e.loc.col_begin == 2);
+  }
+  // Target plugins' names become chains once a chain line declares them.
+  CHECK(feed("*filter\n:LOG - [0:0]\n:REJECT - [0:0]\nCOMMIT\n").size() == 1);
+  for (const char *ws : {"\v", "\f", "\r"}) {
+    auto e =
+        feed_error(std::string("*filter\n:a") + ws + "b - [0:0]\nCOMMIT\n");
+    CHECK(e.code == ExitCode::parameter);
+    CHECK(e.message == std::string("Invalid chain name `a") + ws + "b'");
+  }
+  // iptables-legacy-restore leaves both to libiptc, which takes a\vb.
+  ParseOptions legacy;
+  legacy.legacy = true;
+  CHECK(feed("*filter\n:a\vb - [0:0]\n:ACCEPT - [0:0]\nCOMMIT\n", legacy)
+            .size() == 1);
+}
+
+TEST_CASE("a NUL ends the line, and a line of NULs is a command of no words",
+          "[restore_parser]") {
+  using namespace std::string_literals;
+  auto in_table = feed_error("*filter\n\0\0\nCOMMIT\n"s);
+  CHECK(in_table.code == ExitCode::parameter);
+  CHECK(in_table.message == "no command specified");
+  CHECK(in_table.loc.line == 2);
+  auto outside = feed_error("\0\n*filter\nCOMMIT\n"s);
+  CHECK(outside.code == ExitCode::format);
+  CHECK(outside.loc.line == 1);
+  // An empty line is no command at all.
+  CHECK(feed("\n*filter\n\nCOMMIT\n").size() == 1);
+  // Text after a NUL is not read: COMMIT\0x commits.
+  CHECK(feed("*filter\nCOMMIT\0x\n"s).size() == 1);
 }

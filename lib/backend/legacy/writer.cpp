@@ -177,10 +177,16 @@ public:
       hand_over();
     }
     if (!d.builtin) {
-      if (cfg_.noflush && tc_.is_chain(d.name.c_str(), h_))
-        check(tc_.flush(d.name.c_str(), h_), d.loc);
-      else
-        check(tc_.create(d.name.c_str(), h_), d.loc);
+      // iptables-legacy-restore refuses a chain line it cannot carry out
+      // as a parameter problem (status 2), unlike a failing command.
+      const bool flush = cfg_.noflush && tc_.is_chain(d.name.c_str(), h_);
+      if (!(flush ? tc_.flush(d.name.c_str(), h_)
+                  : tc_.create(d.name.c_str(), h_)))
+        fail(d.loc,
+             std::string(flush ? "error flushing chain '"
+                               : "error creating chain '") +
+                 d.name + "':" + strerror(errno),
+             ExitCode::parameter);
     }
     if (d.policy == "-")
       return;
@@ -228,6 +234,7 @@ public:
     case CommandKind::remove:
     case CommandKind::check:
       for (const auto &r : cmd.rules) {
+        check_jump(r);
         std::vector<unsigned char> mask;
         if (verbose_)
           print_rule_verbose(r, cfg_.family, true);
