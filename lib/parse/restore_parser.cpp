@@ -217,21 +217,24 @@ void RestoreParser::chain_line(std::string_view line, int lineno) {
   d.policy = std::string(policy);
   const BuiltinTable *t = find_builtin_table(table_, xt_.family());
   d.builtin = find_builtin_chain(*t, name) != nullptr;
-  if (d.builtin) {
-    // iptables-nft checks the policy at COMMIT (see declared_policy).
-    if (opts_.legacy && policy != "ACCEPT" && policy != "DROP" && policy != "-")
-      fail(lineno, line, "Bad policy name `" + d.policy + "'", ExitCode::format,
-           pcol, pcol + static_cast<int>(policy.size()) - 1);
-    if (opts_.counters) {
-      std::string_view ctrs = next_word(line, pos, ccol);
-      if (ctrs.empty() || !parse_counter_pair(ctrs, d.packets, d.bytes))
-        fail(lineno, line, "invalid policy counters for chain '" + d.name + "'",
-             ExitCode::parameter, ccol,
-             ccol + static_cast<int>(ctrs.size()) - (ctrs.empty() ? 0 : 1));
-    }
-  } else {
-    xt_.announce_chain(d.name);
+  // With -c, iptables-nft reads a built-in chain's counters; the legacy
+  // tool those of any chain whose policy is not "-", and checks them before
+  // the policy. iptables-nft checks the policy itself at COMMIT (see
+  // declared_policy), the legacy tool here.
+  const bool with_policy = opts_.legacy ? policy != "-" : d.builtin;
+  if (opts_.counters && with_policy) {
+    std::string_view ctrs = next_word(line, pos, ccol);
+    if (ctrs.empty() || !parse_counter_pair(ctrs, d.packets, d.bytes))
+      fail(lineno, line, "invalid policy counters for chain '" + d.name + "'",
+           ExitCode::parameter, ccol,
+           ccol + static_cast<int>(ctrs.size()) - (ctrs.empty() ? 0 : 1));
   }
+  if (opts_.legacy && d.builtin && with_policy && policy != "ACCEPT" &&
+      policy != "DROP")
+    fail(lineno, line, "Bad policy name `" + d.policy + "'", ExitCode::format,
+         pcol, pcol + static_cast<int>(policy.size()) - 1);
+  if (!d.builtin)
+    xt_.announce_chain(d.name);
   sink_.declare(std::move(d));
 }
 

@@ -204,6 +204,8 @@ public:
 
   void command(Command &&cmd) override {
     const char *chain = cmd.chain.c_str();
+    for (auto &r : cmd.rules)
+      prefer_chain(r);
     if (image_ != nullptr && cmd.kind != CommandKind::append) {
       if (direct(cmd))
         return;
@@ -399,12 +401,29 @@ private:
     return out;
   }
 
+  bool is_chain(const std::string &name) {
+    return image_ != nullptr ? image_->is_chain(name)
+                             : tc_.is_chain(name.c_str(), h_) != 0;
+  }
+
+  // iptables-legacy takes -j NAME for the table's chain of that name even
+  // where a target extension has the name too: it says so and drops the
+  // target's options.
+  void prefer_chain(Rule &r) {
+    if (!r.target || r.verdict != Verdict::target || !is_chain(r.target->name))
+      return;
+    fprintf(stderr, "Warning: using chain %s, not extension\n",
+            r.target->name.c_str());
+    r.verdict = Verdict::jump;
+    r.jump_chain = r.target->name;
+    r.target.reset();
+  }
+
   // iptables-legacy refuses a jump to a name that is neither a chain nor a
   // target extension while parsing (status 2).
   void check_jump(const Rule &r) {
     if ((r.verdict == Verdict::jump || r.verdict == Verdict::go) &&
-        !(image_ != nullptr ? image_->is_chain(r.jump_chain)
-                            : tc_.is_chain(r.jump_chain.c_str(), h_)))
+        !is_chain(r.jump_chain))
       fail(r.loc,
            "Couldn't load target `" + r.jump_chain +
                "':No such file or directory",
