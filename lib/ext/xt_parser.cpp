@@ -5,6 +5,8 @@
 // loop. It is written for fastrestore and adds word positions to errors.
 #include "fastrestore/xt_parser.h"
 
+#include "fastrestore/chain_names.h"
+
 #include "fastrestore/plugin_failure.h"
 #include "fastrestore/stats.h"
 
@@ -110,7 +112,10 @@ XtParser::~XtParser() = default;
 // chains would cost minutes of strcmp): the chains are kept here instead
 // and looked up before libxtables is asked for a target.
 void XtParser::announce_chain(const std::string &name) {
-  fast_->announce_chain(name);
+  // A name with white space (legacy declares one) can never be jumped to:
+  // -j refuses it as a target name, so the scanner must not take it.
+  if (!has_white_space(name))
+    fast_->announce_chain(name);
 }
 
 bool XtParser::parse_basic(std::string_view text, int col_offset,

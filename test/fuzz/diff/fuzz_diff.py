@@ -195,6 +195,10 @@ def explain(case, a, b):
             re.search(r"(?m)^(?![#*:])(.*[ \t])?(-h|--help|-V|--version)"
                       r"([ \t]|$)", text)):
         return "-h or -V inside a rule line"
+    if (case.mode == "bridge" and a.status == 4 and b.status == 1 and
+            a.state == b.state and re.search(r"(?m)^\*", text)):
+        return ("ebtables-nft-restore ignores a failed implicit commit at a "
+                "table line")
     if (a.status == 0 and b.status == 4 and
             "CHAIN_RENAME failed: chain name" in b.stderr):
         return "-E of a kernel chain to a verdict's name"
