@@ -681,8 +681,12 @@ Plan plan_noflush(const Block &block, bool counters, KernelAccess kernel) {
   plan.loc = block.loc;
   OpPlanner planner(block.table, true, counters, std::move(kernel),
                     block.family);
+  std::optional<Error> refused;
   for (auto e : block.entries) // a copy: the entry's rules move into ops
-    planner.add(std::move(e), plan.ops);
+    check::hold_kernel_refusal(refused,
+                               [&] { planner.add(std::move(e), plan.ops); });
+  if (refused)
+    throw *refused;
   return plan;
 }
 

@@ -271,12 +271,16 @@ private:
 
 Plan plan_replace(const Block &block, const BuiltinTable &t, bool counters) {
   TableModel model(t, counters);
-  for (const auto &e : block.entries) {
-    if (e.decl)
-      model.declare(*e.decl);
-    else
-      model.apply(*e.cmd);
-  }
+  std::optional<Error> refused;
+  for (const auto &e : block.entries)
+    check::hold_kernel_refusal(refused, [&] {
+      if (e.decl)
+        model.declare(*e.decl);
+      else
+        model.apply(*e.cmd);
+    });
+  if (refused)
+    throw *refused;
   Plan plan;
   plan.table = block.table;
   plan.loc = block.loc;

@@ -107,6 +107,7 @@ public:
       nft::begin_block(*batch_, table, loc, !cfg_.noflush, table_ready_);
     needs_model_ = false;
     deferred_.reset();
+    kernel_refusal_.reset();
   }
 
   void declare(ChainDecl &&d) override {
@@ -118,6 +119,9 @@ public:
   }
 
   void commit(const Location &loc) override {
+    if (!deferred_ && kernel_refusal_)
+      deferred_ = std::move(kernel_refusal_);
+    kernel_refusal_.reset();
     if (deferred_) {
       batch_.reset();
       Error e = std::move(*deferred_);
@@ -285,8 +289,12 @@ private:
       plan(std::move(e));
     } catch (Error &err) {
       // iptables-nft carries out a block's commands at COMMIT, after it has
-      // parsed every line: a later line's parse error comes first.
-      deferred_ = std::move(err);
+      // parsed every line: a later line's parse error comes first. What it
+      // leaves to the kernel (status 4) comes after its own refusals.
+      if (err.diag().code != ExitCode::kernel)
+        deferred_ = std::move(err);
+      else if (!kernel_refusal_)
+        kernel_refusal_ = std::move(err);
     }
   }
 
@@ -454,7 +462,8 @@ private:
   std::vector<Op> ops_;
   bool table_ready_ = false;
   bool needs_model_ = false;
-  std::optional<Error> deferred_; // the block's first planning error
+  std::optional<Error> deferred_;       // the block's first planning error
+  std::optional<Error> kernel_refusal_; // ... of those left to the kernel
   std::map<std::string, std::pair<std::string, Location>> eb_policies_;
   std::set<std::string> new_chains_;
   Location cur_loc_;              // the entry being planned

@@ -195,6 +195,9 @@ def explain(case, a, b):
             re.search(r"(?m)^(?![#*:])(.*[ \t])?(-h|--help|-V|--version)"
                       r"([ \t]|$)", text)):
         return "-h or -V inside a rule line"
+    if re.search(r"(?m)^(:standard[ \t]|.*-N[ \t]+standard([ \t]|$))",
+                 text):
+        return "a chain named standard"
     if (case.mode == "bridge" and a.status == 4 and b.status == 1 and
             a.state == b.state and re.search(r"(?m)^\*", text)):
         return ("ebtables-nft-restore ignores a failed implicit commit at a "
