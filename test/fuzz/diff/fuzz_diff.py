@@ -275,6 +275,7 @@ def fuzz(opts):
     deadline = start + opts.seconds
     tried = findings = 0
     explained = {}
+    reasons = []
     unexplained = []
     seen_kinds = set()
     try:
@@ -283,15 +284,21 @@ def fuzz(opts):
             case = Case(*mutate.make_case(rng, seeds, opts.modes))
             j = judge(case, opts.fastrestore, work)
             tried += 1
+            if tried % 200 == 0:
+                print("%d inputs, %d findings, %.0f s" %
+                      (tried, findings, time.time() - start), flush=True)
             if j is None:
                 continue
             findings += 1
             kind, why, a, b = j
             if why is not None:
-                explained[why] = explained.get(why, 0) + 1
+                if why not in explained:
+                    explained[why] = 0
+                    reasons.append(why)
+                explained[why] += 1
                 if explained[why] <= 2:  # examples, to check the reason
                     write_finding(opts.findings, "explained-%d-%d" % (
-                        len(explained), explained[why]), case,
+                        reasons.index(why), explained[why]), case,
                         kind + "; explained: " + why, a, b)
                 continue
             # One reduced copy of each kind of finding per mode.
