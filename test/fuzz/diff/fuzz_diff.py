@@ -169,7 +169,7 @@ def explain(case, a, b):
     if a.status == 4 and HANDLE_DEFECT.search(a.stderr):
         return ("the reference refers to a rule or chain of the same block "
                 "by a kernel handle it does not have yet")
-    if (a.status == 0 and b.status == 0 and
+    if (a.status == b.status and
             re.search(r"(?m)^\s*(-F|--flush)\s*$", text)):
         return "-F without a chain while replacing a table"
     if (case.mode == "bridge" and a.status == 0 and b.status == 2 and
