@@ -175,7 +175,7 @@ def explain(case, a, b):
     if (case.mode == "bridge" and a.status == 0 and b.status == 2 and
             re.search(rb"(?m)(^|[ \t])![ \t]*\r?$", case.data)):
         return "ebtables-nft-restore ignores a trailing '!'"
-    if (case.mode == "nft6" and a.status == 0 and b.status == 0 and
+    if (case.mode == "nft6" and a.status == b.status and
             strip_counters(a.state) == strip_counters(b.state)):
         return "ip6tables-nft-restore drops -c counters"
     if (case.mode.startswith("legacy") and a.status != 0 and b.status == 0
@@ -184,7 +184,7 @@ def explain(case, a, b):
         return "iptables-legacy-restore refuses a last COMMIT without newline"
     if (case.mode.startswith("legacy") and b.status == 2 and
             "not allowed to start with" in b.stderr and
-            re.search(r"(?m)^:[-!]", text)):
+            re.search(r"(?m)^:[ \t]*[-!]", text)):
         return "iptables-legacy-restore creates a chain named -x"
     if (a.status == 0 and b.status == 2 and
             re.search(r"(?m)^(\[\d+:\d+\]\s*)?\s*(-L|-S|--list)\b", text)):
