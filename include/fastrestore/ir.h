@@ -94,9 +94,9 @@ enum class CommandKind {
 struct Command {
   Location loc;
   CommandKind kind = CommandKind::none;
-  std::string chain; // empty: all chains (for -F, -Z, -X)
-  std::string arg;   // new name (-E) or policy (-P)
-  unsigned rulenum = 0;
+  std::string chain;    // empty: all chains (for -F, -Z, -X)
+  std::string arg;      // new name (-E) or policy (-P)
+  unsigned rulenum = 0; // -I, -D, -R; with -Z: one rule's counters (0: all)
   // One rule per source/destination address pair (-s a,b expands).
   std::vector<Rule> rules;
 };

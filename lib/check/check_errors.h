@@ -59,6 +59,15 @@ inline uint32_t policy_value(const std::string &p) {
   return p == "DROP" ? NF_DROP : NF_ACCEPT;
 }
 
+// -Z CHAIN N on nf_tables: iptables-nft-restore crashes on it where rule N
+// exists; refused (docs/CONFORMANCE.md). Legacy zeroes the one rule.
+inline void refuse_zero_rule(const Command &cmd) {
+  if (cmd.kind == CommandKind::zero && cmd.rulenum > 0)
+    fail(cmd.loc,
+         "-Z CHAIN N (one rule's counters) is not supported on nf_tables",
+         ExitCode::parameter);
+}
+
 // The policy a built-in chain's line declares (not "-"). iptables-nft
 // checks it when it carries out the block, at COMMIT ("line N failed").
 inline uint32_t declared_policy(const ChainDecl &d) {

@@ -387,6 +387,7 @@ void OpPlanner::plan_noflush(Command &cmd, std::vector<Op> &out) {
     plan_by_spec(cmd, out);
     break;
   case CommandKind::zero:
+    check::refuse_zero_rule(cmd);
     plan_zero(cmd, out);
     break;
   case CommandKind::none:

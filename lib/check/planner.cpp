@@ -141,6 +141,7 @@ public:
     }
     case CommandKind::flush:
     case CommandKind::zero:
+      check::refuse_zero_rule(cmd);
       for_chains(cmd, [&](PlannedChain &c) {
         if (cmd.kind == CommandKind::flush) {
           c.rules.clear();

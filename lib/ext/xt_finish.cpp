@@ -212,6 +212,7 @@ Command XtRuleState::finish(int line) {
     cmd.kind = CommandKind::flush;
     break;
   case CMD_ZERO:
+  case CMD_ZERO_NUM: // rulenum: one rule's counters
     cmd.kind = CommandKind::zero;
     break;
   case CMD_NEW_CHAIN:

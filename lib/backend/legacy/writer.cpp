@@ -36,6 +36,7 @@ struct Tc {
   const char *(*next_chain)(xtc_handle *);
   int (*flush)(const char *, xtc_handle *);
   int (*zero)(const char *, xtc_handle *);
+  int (*zero_rule)(const char *, unsigned, xtc_handle *);
   int (*create)(const char *, xtc_handle *);
   int (*remove)(const char *, xtc_handle *);
   int (*rename)(const char *, const char *, xtc_handle *);
@@ -60,6 +61,9 @@ const Tc kIpv4 = {
     iptc_next_chain,
     [](const char *c, xtc_handle *h) { return iptc_flush_entries(c, h); },
     [](const char *c, xtc_handle *h) { return iptc_zero_entries(c, h); },
+    [](const char *c, unsigned n, xtc_handle *h) {
+      return iptc_zero_counter(c, n, h);
+    },
     [](const char *c, xtc_handle *h) { return iptc_create_chain(c, h); },
     [](const char *c, xtc_handle *h) { return iptc_delete_chain(c, h); },
     [](const char *a, const char *b, xtc_handle *h) {
@@ -99,6 +103,9 @@ const Tc kIpv6 = {
     ip6tc_next_chain,
     [](const char *c, xtc_handle *h) { return ip6tc_flush_entries(c, h); },
     [](const char *c, xtc_handle *h) { return ip6tc_zero_entries(c, h); },
+    [](const char *c, unsigned n, xtc_handle *h) {
+      return ip6tc_zero_counter(c, n, h);
+    },
     [](const char *c, xtc_handle *h) { return ip6tc_create_chain(c, h); },
     [](const char *c, xtc_handle *h) { return ip6tc_delete_chain(c, h); },
     [](const char *a, const char *b, xtc_handle *h) {
@@ -250,8 +257,13 @@ public:
     case CommandKind::remove_num:
       check(tc_.delete_num(chain, cmd.rulenum - 1, h_), cmd.loc);
       break;
-    case CommandKind::flush:
-    case CommandKind::zero: {
+    case CommandKind::zero:
+      if (cmd.rulenum > 0) { // -Z CHAIN N (libiptc counts from 1)
+        check(tc_.zero_rule(chain, cmd.rulenum, h_), cmd.loc);
+        break;
+      }
+      [[fallthrough]];
+    case CommandKind::flush: {
       auto op = cmd.kind == CommandKind::flush ? tc_.flush : tc_.zero;
       const char *verb =
           cmd.kind == CommandKind::flush ? "Flushing" : "Zeroing";
