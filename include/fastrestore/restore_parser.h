@@ -95,6 +95,7 @@ private:
   void rule_line(std::string_view line, int lineno, BasicAppend *pre,
                  bool newline);
   [[noreturn]] void outside_table(std::string_view line, int lineno);
+  bool ignored_outside() const;
 
   RuleParser &xt_;
   ParseOptions opts_;
@@ -102,8 +103,9 @@ private:
   bool in_table_ = false;
   std::string table_;
   int table_line_ = 0;
-  bool skipping_ = false; // inside a table that -T excludes
-  LexResult lex_;         // reused from line to line
+  bool skipping_ = false;                 // inside a table that -T excludes
+  std::optional<std::string> last_table_; // of the last table line
+  LexResult lex_;                         // reused from line to line
   BasicAppend basic_;
 };
 

@@ -338,6 +338,9 @@ void OpPlanner::plan_noflush(Command &cmd, std::vector<Op> &out) {
     }
     if (flush)
       ensure_base(cmd, out);
+    require_chain(cmd);
+    if (!flush)
+      kernel_chains_.erase(cmd.chain);
     Op op = chain_op(flush ? OpKind::chain_flush : OpKind::chain_delete,
                      cmd.chain, cmd.loc, *table_);
     if (!flush && find_builtin_chain(*table_, cmd.chain)) {

@@ -283,34 +283,12 @@ private:
 
   void add(Block::Entry &&e) {
     cur_loc_ = e.decl ? e.decl->loc : e.cmd ? e.cmd->loc : cur_loc_;
-    if (deferred_)
-      return;
-    try {
-      plan(std::move(e));
-    } catch (Error &err) {
-      // iptables-nft carries out a block's commands at COMMIT, after it has
-      // parsed every line: a later line's parse error comes first. What it
-      // leaves to the kernel (status 4) comes after its own refusals.
-      if (err.diag().code != ExitCode::kernel)
-        deferred_ = std::move(err);
-      else if (!kernel_refusal_)
-        kernel_refusal_ = std::move(err);
-    }
-  }
-
-  void plan(Block::Entry &&e) {
-    if (needs_model_) {
-      eb_policy(e); // the model replays the block, policies included
-      return;
-    }
-    if (eb_policy(e))
-      return;
     ops_.clear();
-    if (!planner_->add(std::move(e), ops_)) {
-      needs_model_ = true;
-      batch_.reset();
+    bool planned = false;
+    hold_refusal([&] { planned = plan(std::move(e)); });
+    if (!planned)
       return;
-    }
+    // Encoding refusals are iptables-nft's parse errors: not held.
     for (const auto &op : ops_) {
       if (coalescer_ != nullptr)
         note_chains(op);
@@ -318,6 +296,39 @@ private:
           (op.kind == OpKind::rule_append || op.kind == OpKind::rule_insert))
         print_rule_verbose(op.rule, cfg_.family);
       nft::emit_op(*batch_, op, table_, cfg_.family, loc_, table_ready_);
+    }
+  }
+
+  // Plans `e` into ops_; false when there is nothing to encode now.
+  bool plan(Block::Entry &&e) {
+    if (needs_model_) {
+      eb_policy(e); // the model replays the block, policies included
+      return false;
+    }
+    if (eb_policy(e))
+      return false;
+    if (!planner_->add(std::move(e), ops_)) {
+      needs_model_ = true;
+      batch_.reset();
+      return false;
+    }
+    return true;
+  }
+
+  // iptables-nft carries out a block's commands at COMMIT, after it has
+  // parsed every line: a planning refusal waits for the later lines' parse
+  // errors, and what iptables-nft leaves to the kernel (status 4) comes
+  // after its own refusals. The first of each is kept for commit().
+  template <class F> void hold_refusal(F step) {
+    try {
+      step();
+    } catch (Error &err) {
+      if (err.diag().code != ExitCode::kernel) {
+        if (!deferred_)
+          deferred_ = std::move(err);
+      } else if (!kernel_refusal_) {
+        kernel_refusal_ = std::move(err);
+      }
     }
   }
 

@@ -113,7 +113,18 @@ void RestoreParser::feed(std::string_view line, int lineno, BasicAppend *pre) {
     rule_line(line, lineno, pre, !cut);
     return;
   }
-  outside_table(line, lineno);
+  if (!ignored_outside())
+    outside_table(line, lineno);
+}
+
+bool RestoreParser::ignored_outside() const {
+  // With -T, a line outside any block is passed over while the last table
+  // line named another table; the legacy tool also before any table line.
+  if (opts_.only_table.empty())
+    return false;
+  if (!last_table_)
+    return opts_.legacy;
+  return *last_table_ != opts_.only_table;
 }
 
 void RestoreParser::outside_table(std::string_view line, int lineno) {
@@ -124,8 +135,11 @@ void RestoreParser::outside_table(std::string_view line, int lineno) {
 void RestoreParser::empty_command(std::string_view line, int lineno) {
   if (skipping_)
     return;
-  if (!in_table_)
-    outside_table(line, lineno);
+  if (!in_table_) {
+    if (!ignored_outside())
+      outside_table(line, lineno);
+    return;
+  }
   // ebtables-restore takes a line without a command for a request of its
   // help text (which it prints) and goes on; iptables refuses it.
   if (xt_.family() == Family::bridge)
@@ -171,9 +185,20 @@ void RestoreParser::finish(int lines) {
 
 void RestoreParser::begin_table(std::string_view line, int lineno) {
   int col = 0;
-  std::string_view name = table_name(line, lineno, col);
   // Lines of a table -T leaves out are read and ignored up to its COMMIT,
-  // or up to the next table line.
+  // or up to the next table line. The legacy tool compares the name with
+  // -T before it checks it.
+  if (opts_.legacy && !opts_.only_table.empty()) {
+    size_t pos = 1;
+    std::string_view word = next_word(line, pos, col);
+    if (!word.empty() && word != opts_.only_table) {
+      last_table_ = std::string(word);
+      skipping_ = true;
+      return;
+    }
+  }
+  std::string_view name = table_name(line, lineno, col);
+  last_table_ = std::string(name);
   skipping_ = !opts_.only_table.empty() && name != opts_.only_table;
   if (skipping_)
     return;
