@@ -14,6 +14,7 @@
 #include <linux/netfilter_bridge.h>
 #include <linux/netfilter_bridge/ebtables.h>
 
+#include <algorithm>
 #include <cstdarg>
 #include <cstring>
 #include <unordered_set>
@@ -294,8 +295,11 @@ bool Line::extension_option(int c) {
     }
     free(it.m);
   }
-  for (xtables_target *t : g_loaded->watchers) {
-    if (t->parse == nullptr)
+  // ebtables tries them in libxtables' list order, where nflog (which
+  // refuses a '!' before it looks at the option) comes before log.
+  for (xtables_target *t = xtables_targets; t != nullptr; t = t->next) {
+    const auto &ws = g_loaded->watchers;
+    if (t->parse == nullptr || std::find(ws.begin(), ws.end(), t) == ws.end())
       continue;
     Item it;
     it.watcher = t;
