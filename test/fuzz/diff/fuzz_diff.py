@@ -197,8 +197,8 @@ def explain(case, a, b):
     if re.search(r"(?m)^(:standard[ \t]|.*-N[ \t]+standard([ \t]|$))",
                  text):
         return "a chain named standard"
-    if (case.mode == "bridge" and a.status == 4 and b.status == 1 and
-            a.state == b.state and re.search(r"(?m)^\*", text)):
+    if (case.mode == "bridge" and a.status in (0, 4) and b.status == 1 and
+            a.state == b.state and len(re.findall(r"(?m)^\*", text)) > 1):
         return ("ebtables-nft-restore ignores a failed implicit commit at a "
                 "table line")
     if (MODES[case.mode][3] and b.status == 2 and
