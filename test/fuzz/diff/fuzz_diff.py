@@ -182,8 +182,9 @@ def explain(case, a, b):
         return "ip6tables-nft-restore drops -c counters"
     if (case.mode.startswith("legacy") and a.status != 0 and
             "Bad argument `COMMIT'" in a.stderr and
-            re.search(rb"(^|\n)COMMIT$", case.data)):
-        return "iptables-legacy-restore refuses a last COMMIT without newline"
+            re.search(rb"(^|\n)COMMIT(\x00|$)", case.data)):
+        return ("iptables-legacy-restore refuses a COMMIT a NUL or the end of "
+                "input cuts off from its newline")
     if (case.mode.startswith("legacy") and b.status == 2 and
             "not allowed to start with" in b.stderr and
             re.search(r"(?m)^:[ \t]*[-!]", text)):
