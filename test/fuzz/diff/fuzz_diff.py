@@ -197,9 +197,9 @@ def explain(case, a, b):
             re.search(r"(?m)^(?![#*:])(.*[ \t])?(-h|--help|-V|--version)"
                       r"([ \t]|$)", text)):
         return "-h or -V inside a rule line"
-    if re.search(r"(?m)^(:standard[ \t]|.*-N[ \t]+standard([ \t]|$))",
-                 text):
-        return "a chain named standard"
+    if re.search(r"(?m)^(:standard[ \t]|.*-[NjgE][ \t]+(\S+[ \t]+)?"
+                 r"standard([ \t]|$))", text):
+        return "a chain or jump named standard"
     if (case.mode == "bridge" and a.status in (0, 4) and b.status == 1 and
             len(re.findall(r"(?m)^\*", text)) > 1 and
             re.search(r"No chain/target/match|Bad policy name|Can't set "
