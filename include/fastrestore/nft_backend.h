@@ -13,13 +13,15 @@
 
 namespace fastrestore::nft {
 
-// Opens a block in the batch: creates the table (so that deleting it is
-// valid whether or not it existed) and, when replacing, deletes it.
+// Opens a block in the batch: when replacing, creates the table (so that
+// deleting it is valid whether or not it existed) and deletes it. The
+// table is made (again) before the block's first object (emit_op), so an
+// empty --noflush block sends nothing.
 void begin_block(Batch &b, const std::string &table, const Location &loc,
                  bool replace, bool &table_ready);
 
-// Writes one planned operation. A replaced table is created again before
-// its first object, tracked by `table_ready`.
+// Writes one planned operation. The table is created before the block's
+// first object, tracked by `table_ready`.
 void emit_op(Batch &b, const Op &op, const std::string &table, Family family,
              const Location &table_loc, bool &table_ready);
 

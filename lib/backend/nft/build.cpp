@@ -52,11 +52,14 @@ void add_chain(Batch &b, uint16_t type, uint16_t flags, const PlannedChain &pc,
 void begin_block(Batch &b, const std::string &table, const Location &loc,
                  bool replace, bool &table_ready) {
   // Creating the table first makes the delete valid whether or not the
-  // table existed, without asking the kernel.
+  // table existed, without asking the kernel. Either way the table is made
+  // (again) only when something goes in it: an empty --noflush block
+  // leaves a missing table missing, as iptables-nft-restore does.
+  table_ready = false;
+  if (!replace)
+    return;
   b.add_table(NFT_MSG_NEWTABLE, NLM_F_CREATE, table, loc);
-  table_ready = !replace;
-  if (replace)
-    b.add_table(NFT_MSG_DELTABLE, 0, table, loc);
+  b.add_table(NFT_MSG_DELTABLE, 0, table, loc);
 }
 
 void emit_op(Batch &b, const Op &op, const std::string &table, Family family,
