@@ -289,8 +289,10 @@ bool FastRuleParser::parse_words(Family family, const Word *words, size_t n,
     const std::string_view arg = words[i + 1].text();
     if (opt.size() < 2 || opt[0] != '-')
       return false;
-    // The option as one letter ('S' and 'D': --sport and --dport).
-    const char o = opt.size() == 2    ? opt[1]
+    // The option as one letter ('S' and 'D': --sport and --dport; the
+    // commands -S and -D themselves are not this shape).
+    const char o = opt.size() == 2
+                       ? (opt[1] == 'S' || opt[1] == 'D' ? '\0' : opt[1])
                    : opt == "--sport" ? 'S'
                    : opt == "--dport" ? 'D'
                                       : '\0';

@@ -167,6 +167,8 @@ TEST_CASE("the fast path declines what it does not know", "[fast_rule]") {
            "-A INPUT -p tcp -m udp",
            "-A INPUT -s 1.2.3.4/33",
            "-A INPUT -s",
+           "-A INPUT -p tcp -m tcp -S 443 -j ACCEPT", // the command -S
+           "-A INPUT -p udp -D 53 -j ACCEPT",         // the command -D
        }) {
     INFO(line);
     auto p = both(f, line, Family::ipv4, "filter");
