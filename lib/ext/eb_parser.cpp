@@ -15,7 +15,9 @@
 #include <linux/netfilter_bridge/ebtables.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdarg>
+#include <cstdlib>
 #include <cstring>
 #include <unordered_set>
 
@@ -398,15 +400,18 @@ Command Line::run(int line) {
       } else if (c == 'D' && optind < argc() &&
                  (argv_[optind][0] != '-' ||
                   (argv_[optind][1] >= '0' && argv_[optind][1] <= '9'))) {
-        unsigned n;
         if (optind != argc() - 1)
           xtables_error(PARAMETER_PROBLEM,
                         "No extra options allowed with -D start_nr[:end_nr]");
-        if (!xtables_strtoui(argv_[optind], nullptr, &n, 1, INT32_MAX))
+        // ebtables reads the number in base 10 (0x10 is no number).
+        char *end = nullptr;
+        errno = 0;
+        long n = std::strtol(argv_[optind], &end, 10);
+        if (*end != '\0' || n <= 0 || n > INT32_MAX || errno != 0)
           xtables_error(PARAMETER_PROBLEM,
                         "Problem with the specified rule number(s) '%s'",
                         argv_[optind]);
-        cmd.rulenum = n;
+        cmd.rulenum = static_cast<unsigned>(n);
         ++optind;
       }
       break;
