@@ -355,33 +355,39 @@ def read_finding(path):
     return Case(mode, data, args, pre)
 
 
-def rejudge(opts):
-    """Runs the findings of earlier runs again: those the current
-    fastrestore and explain() still leave unexplained fail."""
+def run_cases(opts, named_cases):
+    """Judges each (name, Case); a finding not explained fails. Prints a
+    line per case and "N passed, M failed"."""
     work = tempfile.mkdtemp(prefix="fuzz-diff.")
     passed = failed = 0
     try:
-        for d in opts.rejudge:
-            for path in sorted(glob.glob(os.path.join(d, "finding-*.input"))):
-                case = read_finding(path)
-                j = judge(case, opts.fastrestore, work)
-                if j is not None and j[1] is None:
-                    failed += 1
-                    print("FAIL %s: %s" % (path, j[0]))
-                else:
-                    passed += 1
-                    print("ok %s%s" % (path, " (explained: %s)" % j[1]
-                                       if j is not None else ""))
+        for name, case in named_cases:
+            j = judge(case, opts.fastrestore, work)
+            if j is not None and j[1] is None:
+                failed += 1
+                print("FAIL %s: %s" % (name, j[0]))
+                for who, o in (("reference", j[2]), ("fastrestore", j[3])):
+                    print("  %s: status %d\n%s" % (who, o.status, o.stderr))
+            else:
+                passed += 1
+                print("ok %s%s" % (name, " (explained: %s)" % j[1]
+                                   if j is not None else ""))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 
 
+def rejudge(opts):
+    """The findings of earlier runs, again: those the current fastrestore
+    and explain() still leave unexplained fail."""
+    paths = [p for d in opts.rejudge
+             for p in sorted(glob.glob(os.path.join(d, "finding-*.input")))]
+    return run_cases(opts, ((p, read_finding(p)) for p in paths))
+
+
 def replay(opts):
-    work = tempfile.mkdtemp(prefix="fuzz-diff.")
-    passed = failed = 0
-    try:
+    def cases():
         for path in opts.replay:
             with open(path, "rb") as f:
                 data = f.read()
@@ -390,23 +396,9 @@ def replay(opts):
             am = re.search(rb"(?m)^# args: *(.*)$", data)
             args = am.group(1).decode().strip() if am else ""
             for mode in modes:
-                j = judge(Case(mode, data, args), opts.fastrestore, work)
-                name = "%s [%s]" % (os.path.basename(path), mode)
-                if j is not None and j[1] is None:
-                    failed += 1
-                    print("FAIL %s: %s" % (name, j[0]))
-                    for who, o in (("reference", j[2]), ("fastrestore",
-                                                         j[3])):
-                        print("  %s: status %d\n%s" % (who, o.status,
-                                                       o.stderr))
-                else:
-                    passed += 1
-                    print("ok %s%s" % (name, " (explained: %s)" % j[1]
-                                       if j is not None else ""))
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+                yield ("%s [%s]" % (os.path.basename(path), mode),
+                       Case(mode, data, args))
+    return run_cases(opts, cases())
 
 
 def main():
