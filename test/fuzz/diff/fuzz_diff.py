@@ -210,6 +210,14 @@ def explain(case, a, b):
                       r"policy|Chain already exists", b.stderr)):
         return ("ebtables-nft-restore ignores a failed implicit commit at a "
                 "table line")
+    if (case.mode == "bridge" and b.status == 2 and
+            "Problem with the specified rule number" in b.stderr and
+            re.search(r"(?m)^-D[ \t]+\S+[ \t]+(-\d|\d*:)", text)):
+        return "ebtables -D with a range or a negative number"
+    if (case.mode == "bridge" and a.status == 0 and b.status == 2 and
+            re.search(r"--(mark-set|mark-or|mark-and|mark-xor|to-dst|"
+                      r"to-src|arpreply-mac|redirect-target)", text)):
+        return "ebtables target option without its -j"
     if (MODES[case.mode][3] and b.status == 2 and
             "-Z CHAIN N (one rule's counters)" in b.stderr):
         return "-Z CHAIN N on nf_tables"
