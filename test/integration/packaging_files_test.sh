@@ -1,41 +1,15 @@
 #!/usr/bin/env bash
-# The boot script and unit, and bash completion:
-#  - fastrestore-boot start loads netfilter-persistent's text rules, or
-#    the binary snapshot when it is newer, for IPv4 and IPv6 (in private
-#    network namespaces, with its paths pointed at a temporary directory);
+# The boot unit and bash completion:
 #  - the unit file passes systemd-analyze verify (when systemd is there;
-#    the man page it names need not be installed);
+#    the man page it names need not be installed) and excludes
+#    netfilter-persistent's unit (the boot script: boot_test.sh);
 #  - the completion offers options, table names and, for the ebtables
 #    command, the chain names the kernel has.
 #   packaging_files_test.sh FASTRESTORE SOURCE_DIR
 set -u
 src=$(realpath "$2")
 . "$(dirname "$0")/common.sh"
-export FASTRESTORE=$fr FASTRESTORE_RULES_DIR=$tmp/etc FASTRESTORE_SNAPSHOT_DIR=$tmp/snap
 boot=$src/packaging/fastrestore-boot
-mkdir -p "$tmp/etc"
-printf '*filter\n:INPUT ACCEPT [0:0]\n-A INPUT -s 192.0.2.1/32 -j ACCEPT\nCOMMIT\n' > "$tmp/etc/rules.v4"
-printf '*filter\n:INPUT ACCEPT [0:0]\n-A INPUT -s 2001:db8::1/128 -j ACCEPT\nCOMMIT\n' > "$tmp/etc/rules.v6"
-
-out=$(unshare -n sh -c "'$boot' start >/dev/null && iptables-nft-save && ip6tables-nft-save")
-check "boot: the text rules of both families load" \
-  sh -c "grep -q -- '-A INPUT -s 192.0.2.1/32 -j ACCEPT' <<EOF2
-$out
-EOF2
-grep -q -- '-A INPUT -s 2001:db8::1/128 -j ACCEPT' <<EOF2
-$out
-EOF2"
-# A snapshot of another state, newer than the text: it wins.
-unshare -n sh -c "printf '*filter\n-A INPUT -s 198.51.100.7/32 -j DROP\nCOMMIT\n' | '$fr' &&
-  '$boot' save" > /dev/null 2>&1
-touch -d '1 minute ago' "$tmp/etc/rules.v4" "$tmp/etc/rules.v6"
-out=$(unshare -n sh -c "'$boot' start && iptables-nft-save")
-check "boot: a newer snapshot is preferred" grep -q -- '-A INPUT -s 198.51.100.7/32 -j DROP' <<< "$out"
-check "boot: and says so" grep -q "IPv4 from $tmp/snap/rules.v4.snap" <<< "$out"
-# Text rules newer than the snapshot: the text wins.
-touch "$tmp/etc/rules.v4"
-out=$(unshare -n sh -c "'$boot' start >/dev/null && iptables-nft-save")
-check "boot: newer text rules are preferred" grep -q -- '-A INPUT -s 192.0.2.1/32 -j ACCEPT' <<< "$out"
 if command -v systemd-analyze >/dev/null; then
   mkdir -p "$tmp/unit"
   sed "s|/usr/libexec/fastrestore/fastrestore-boot|$boot|" \
@@ -47,6 +21,8 @@ if command -v systemd-analyze >/dev/null; then
 fi
 check "the unit is ordered before network-pre.target" \
   grep -q '^Before=network-pre.target' "$src/packaging/fastrestore.service"
+check "the unit and netfilter-persistent's exclude each other" \
+  grep -q '^Conflicts=.*netfilter-persistent.service' "$src/packaging/fastrestore.service"
 
 # Completion, with the build's binary first on PATH.
 mkdir -p "$tmp/bin"

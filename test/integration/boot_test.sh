@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# fastrestore-boot start, on one backend (nft or legacy, chosen as the
+# admin does: by where /usr/sbin/iptables points): the newer of snapshot
+# and text rules loads; when it is truncated, corrupt, of the wrong
+# family or of the other backend, or the text is broken, the other source
+# loads, the exit status says the boot degraded and a printed line says
+# why; when both fail, the tables stay as they were (ON_FAILURE=keep) or
+# the fail-closed ruleset loads (ON_FAILURE=drop-input). Each case runs in
+# a private network namespace, with the script's paths in a temporary
+# directory.
+#   boot_test.sh FASTRESTORE SOURCE_DIR nft|legacy
+set -u
+src=$(realpath "$2")
+backend=$3
+. "$(dirname "$0")/common.sh"
+boot=$src/packaging/fastrestore-boot
+export FASTRESTORE=$fr FASTRESTORE_RULES_DIR=$tmp/etc \
+  FASTRESTORE_SNAPSHOT_DIR=$tmp/snap FASTRESTORE_DEFAULTS=$tmp/defaults \
+  FASTRESTORE_IPTABLES=$tmp/iptables
+ln -s "/usr/sbin/iptables-$backend" "$tmp/iptables"
+save=iptables-nft-save save6=ip6tables-nft-save legacy=
+if [ "$backend" = legacy ]; then
+  save=iptables-legacy-save save6=ip6tables-legacy-save legacy=--legacy
+fi
+mkdir -p "$tmp/etc" "$tmp/snap" "$tmp/good"
+lacks() { ! grep -qx -- "$1"; } # LINE: standard input lacks it
+text_rule='-A INPUT -s 192.0.2.1/32 -j ACCEPT'
+text6_rule='-A INPUT -s 2001:db8::1/128 -j ACCEPT'
+snap_rule='-A INPUT -s 198.51.100.7/32 -j DROP'
+before_rule='-A INPUT -s 203.0.113.9/32 -j DROP'
+printf '*filter\n:INPUT ACCEPT [0:0]\n%s\nCOMMIT\n' "$text_rule" > "$tmp/good/rules.v4"
+printf '*filter\n:INPUT ACCEPT [0:0]\n%s\nCOMMIT\n' "$text6_rule" > "$tmp/good/rules.v6"
+# Good snapshots of both families, saved from the backend under test.
+unshare -n sh -c "printf '*filter\n%s\nCOMMIT\n' '$snap_rule' | '$fr' $legacy &&
+  '$fr' save $legacy -4 --binary '$tmp/good/rules.v4.snap' &&
+  '$fr' save $legacy -6 --binary '$tmp/good/rules.v6.snap'" > /dev/null 2>&1
+check "setup: snapshots saved" test -s "$tmp/good/rules.v4.snap" -a -s "$tmp/good/rules.v6.snap"
+
+# A fresh state: good text and snapshot files, the snapshot newer unless
+# $1 is "text-newer".
+reset() {
+  rm -f "$tmp/etc"/* "$tmp/snap"/* "$tmp/defaults"
+  cp "$tmp/good/rules.v4" "$tmp/good/rules.v6" "$tmp/etc/"
+  cp "$tmp/good/rules.v4.snap" "$tmp/good/rules.v6.snap" "$tmp/snap/"
+  touch -d '2 minutes ago' "$tmp/etc"/* "$tmp/snap"/*
+  if [ "${1:-}" = text-newer ]; then
+    touch "$tmp/etc"/*
+  else
+    touch "$tmp/snap"/*
+  fi
+}
+# Runs the boot script in a namespace whose IPv4 filter table holds
+# $before_rule; prints its output, "status N" and the IPv4 rules after.
+boot() {
+  unshare -n sh -c "printf '*filter\n%s\nCOMMIT\n' '$before_rule' | '$fr' $legacy &&
+    '$boot' start 2>&1; echo \"status \$?\"; $save | grep -e '^-A' -e '^:INPUT'"
+}
+
+reset text-newer
+out=$(boot)
+check "text newer: it loads" grep -qx -- "$text_rule" <<< "$out"
+check "text newer: status 0" grep -qx "status 0" <<< "$out"
+check "text newer: names the source and the backend" \
+  grep -q "IPv4: loading $tmp/etc/rules.v4 into $backend" <<< "$out"
+
+reset
+out=$(boot)
+check "snapshot newer: it loads" grep -qx -- "$snap_rule" <<< "$out"
+check "snapshot newer: status 0" grep -qx "status 0" <<< "$out"
+check "snapshot newer: the earlier rules are gone" \
+  lacks "$before_rule" <<< "$out"
+
+# Each damaged snapshot, newer than good text rules: the text loads.
+damage() { # KIND FILE
+  case $1 in
+    truncated) head -c 40 "$2" > "$2.t" && mv "$2.t" "$2" ;;
+    corrupt) # one byte of the last rule flipped: its checksum fails
+      size=$(stat -c %s "$2")
+      printf '\377' | dd of="$2" bs=1 seek=$((size - 9)) conv=notrunc 2>/dev/null ;;
+    wrong-family) cp "$tmp/good/rules.v6.snap" "$2" ;;
+  esac
+  touch "$2"
+}
+for kind in truncated corrupt wrong-family; do
+  reset
+  damage $kind "$tmp/snap/rules.v4.snap"
+  out=$(boot)
+  check "$kind snapshot: the text rules load instead" grep -qx -- "$text_rule" <<< "$out"
+  check "$kind snapshot: nothing of the snapshot was applied" \
+    lacks "$snap_rule" <<< "$out"
+  check "$kind snapshot: says why" \
+    grep -q "IPv4: $tmp/snap/rules.v4.snap failed to load.*loading the older $tmp/etc/rules.v4 instead" <<< "$out"
+  check "$kind snapshot: says the boot degraded" \
+    grep -q "IPv4: loaded $tmp/etc/rules.v4 (degraded" <<< "$out"
+  check "$kind snapshot: status 3" grep -qx "status 3" <<< "$out"
+done
+
+# A snapshot of the other backend is refused, and the text loads.
+reset
+other=--legacy
+[ "$backend" = legacy ] && other=
+unshare -n sh -c "printf '*filter\n%s\nCOMMIT\n' '$snap_rule' | '$fr' $other &&
+  '$fr' save $other -4 --binary '$tmp/snap/rules.v4.snap'" > /dev/null 2>&1
+out=$(boot)
+check "other backend's snapshot: the text rules load instead" \
+  grep -qx -- "$text_rule" <<< "$out"
+check "other backend's snapshot: says why" \
+  grep -q "snapshot is of" <<< "$out"
+
+# Broken text rules (their second table fails in the kernel's or the
+# parser's hands), newer than a good snapshot: the snapshot loads, and
+# nothing of the text's first table stays.
+reset text-newer
+printf '*filter\n:INPUT ACCEPT [0:0]\n%s\nCOMMIT\n*nat\n-A PREROUTING -m nosuchmatch -j ACCEPT\nCOMMIT\n' \
+  "$text_rule" > "$tmp/etc/rules.v4"
+out=$(boot)
+check "broken text: the snapshot loads instead" grep -qx -- "$snap_rule" <<< "$out"
+check "broken text: nothing of it stays" \
+  lacks "$text_rule" <<< "$out"
+check "broken text: names the line" grep -q "rules.v4: line 6" <<< "$out"
+check "broken text: says why" \
+  grep -q "IPv4: $tmp/etc/rules.v4 failed to load.*loading the older $tmp/snap/rules.v4.snap instead" <<< "$out"
+check "broken text: status 3" grep -qx "status 3" <<< "$out"
+
+# Both sources broken: the tables are left as they were, or (when the
+# admin chose it) the fail-closed ruleset loads.
+reset text-newer
+printf '*filter\n-A INPUT -m nosuchmatch -j ACCEPT\nCOMMIT\n' > "$tmp/etc/rules.v4"
+damage truncated "$tmp/snap/rules.v4.snap"
+touch -d '1 minute ago' "$tmp/snap/rules.v4.snap"
+out=$(boot)
+check "both broken: the earlier rules stay" grep -qx -- "$before_rule" <<< "$out"
+check "both broken: says so" grep -q "IPv4: ON_FAILURE=keep: the tables are left as they are" <<< "$out"
+check "both broken: status 4" grep -qx "status 4" <<< "$out"
+check "both broken: IPv6 loaded all the same" \
+  grep -q "IPv6: loaded $tmp/etc/rules.v6" <<< "$out"
+echo ON_FAILURE=drop-input > "$tmp/defaults"
+out=$(boot)
+check "both broken, drop-input: input is dropped" grep -q "^:INPUT DROP" <<< "$out"
+check "both broken, drop-input: but loopback" grep -qx -- "-A INPUT -i lo -j ACCEPT" <<< "$out"
+check "both broken, drop-input: says so" \
+  grep -q "IPv4: ON_FAILURE=drop-input: loaded the fail-closed ruleset" <<< "$out"
+check "both broken, drop-input: status 4" grep -qx "status 4" <<< "$out"
+
+# The IPv6 rules go to their own family, on the same backend.
+reset text-newer
+out=$(unshare -n sh -c "'$boot' start >/dev/null 2>&1; $save6")
+check "IPv6: the text rules load into $backend" grep -qx -- "$text6_rule" <<< "$out"
+
+# BACKEND= in the defaults file overrides the alternatives.
+reset text-newer
+[ "$backend" = legacy ] && forced=nft || forced=legacy
+echo "BACKEND=$forced" > "$tmp/defaults"
+out=$(unshare -n sh -c "'$boot' start 2>&1; iptables-$forced-save")
+check "BACKEND=$forced: loads into $forced" grep -qx -- "$text_rule" <<< "$out"
+
+# save writes snapshots of the chosen backend.
+rm -f "$tmp/defaults" "$tmp/snap"/*
+unshare -n sh -c "'$fr' $legacy < '$tmp/good/rules.v4' && '$boot' save" > /dev/null 2>&1
+out=$("$fr" commit -t "$tmp/snap/rules.v4.snap" 2>&1)
+[ "$backend" = legacy ] && want="legacy" || want="nf_tables"
+check "save: a snapshot of $backend" grep -q "$want" <<< "$out"
+[ $fail = 0 ] && echo "ok: boot ($backend)"
+exit $fail
