@@ -16,6 +16,7 @@
 #include "ebtables_cli.h"
 #include "fastrestore/restore.h"
 #include "fastrestore/version.h"
+#include "program.h"
 #include "snapshot_cli.h"
 
 namespace po = boost::program_options;
@@ -32,11 +33,6 @@ const char kUsage[] =
     "one transaction per COMMIT (with --legacy: into x_tables, one table\n"
     "replacement per COMMIT). save and commit write and load binary\n"
     "snapshots of the kernel's tables.\n";
-
-std::string base_name(const char *argv0) {
-  const char *slash = std::strrchr(argv0, '/');
-  return slash ? slash + 1 : argv0;
-}
 
 bool all_digits(const char *s) {
   if (*s == '\0')
@@ -90,21 +86,23 @@ bool open_closed_std_fds() {
 
 int cli_main(int argc, char **argv) {
   const bool stdin_closed = open_closed_std_fds();
-  if (is_snapshot_command(argc, argv))
-    return snapshot_main(argc, argv);
-  if (is_ebtables_command(argc, argv))
-    return ebtables_main(argc, argv);
+  const Program program = identify_program(argv[0]);
+  // Subcommands only under fastrestore's own name: iptables-restore save
+  // loads the file named save, as the original does.
+  if (program.kind == ProgramKind::fastrestore && argc > 1) {
+    const std::string sub = argv[1];
+    if (sub == "save" || sub == "commit")
+      return snapshot_main(program, argc, argv);
+    if (sub == "ebtables")
+      return ebtables_main(program, argc, argv);
+  }
+  if (program.kind == ProgramKind::save)
+    return save_program_main(program, argc, argv);
+  if (program.kind == ProgramKind::ebtables)
+    return ebtables_main(program, argc, argv);
   RestoreConfig cfg;
-  std::string prog = base_name(argv[0]);
-  SaveDefaults save_defaults;
-  if (save_program_defaults(prog, save_defaults))
-    return save_program_main(argc, argv, save_defaults);
-  if (prog.rfind("ip6tables", 0) == 0)
-    cfg.family = Family::ipv6;
-  if (prog.rfind("ebtables", 0) == 0)
-    cfg.family = Family::bridge;
-  if (prog.find("-legacy-") != std::string::npos)
-    cfg.legacy = true;
+  cfg.family = program.family;
+  cfg.legacy = program.legacy;
 
   po::options_description desc("Options");
   std::string wait, wait_interval, modprobe, backend;
@@ -144,40 +142,39 @@ int cli_main(int argc, char **argv) {
     ("modprobe,M", po::value<std::string>(&modprobe),
      "accepted for compatibility (the kernel loads modules itself)");
   // clang-format on
+  // Under an ebtables-restore name, the options ebtables-restore takes
+  // (and -V).
+  po::options_description eb_desc("Options");
+  // clang-format off
+  eb_desc.add_options()
+    ("noflush,n", "add to the tables instead of replacing them")
+    ("verbose,v", po::value<std::vector<std::string>>()->zero_tokens()->composing(),
+     "name each chain flushed or deleted and list each rule added")
+    ("version,V", "print the version and exit");
+  // clang-format on
   po::options_description hidden;
   hidden.add_options()("file", po::value<std::string>(),
                        "input file (default: standard input)");
   po::options_description all;
-  all.add(desc).add(hidden);
+  all.add(program.kind == ProgramKind::ebtables_restore ? eb_desc : desc)
+      .add(hidden);
   po::positional_options_description pos;
   pos.add("file", 1);
 
   po::variables_map vm;
+  const std::vector<std::string> args = normalise(argc, argv);
   try {
-    po::store(po::command_line_parser(normalise(argc, argv))
-                  .options(all)
-                  .positional(pos)
-                  .style(po::command_line_style::unix_style)
-                  .run(),
-              vm);
-    po::notify(vm);
+    vm = parse_command_line(args, all, pos);
   } catch (const po::error &e) {
-    std::cerr << "fastrestore: " << e.what() << "\n"
-              << "Try `fastrestore --help' for more information.\n";
-    return 2;
+    return command_line_error(program, e, all, args);
   }
   if (vm.count("help")) {
     std::cout << kUsage << "\n" << desc;
     return 0;
   }
-  if (vm.count("version")) {
-    std::cout << "fastrestore v" << kVersion << " (nf_tables)\n";
-    return 0;
-  }
-  if (vm.count("ipv4") + vm.count("ipv6") + vm.count("bridge") > 1) {
-    std::cerr << "fastrestore: -4, -6 and --bridge exclude each other\n";
-    return 2;
-  }
+  if (vm.count("ipv4") + vm.count("ipv6") + vm.count("bridge") > 1)
+    return command_line_error(program, "-4, -6 and --bridge exclude each "
+                                       "other");
   if (vm.count("ipv4"))
     cfg.family = Family::ipv4;
   if (vm.count("ipv6"))
@@ -187,18 +184,23 @@ int cli_main(int argc, char **argv) {
   if (vm.count("legacy"))
     cfg.legacy = true;
   if (!backend.empty()) {
-    if (backend != "nft" && backend != "legacy") {
-      std::cerr << "fastrestore: --backend takes nft or legacy, not `"
-                << backend << "'\n";
-      return 2;
-    }
+    if (backend != "nft" && backend != "legacy")
+      return command_line_error(program, "--backend takes nft or legacy, "
+                                         "not `" +
+                                             backend + "'");
     cfg.legacy = backend == "legacy";
+  }
+  if (vm.count("version")) {
+    std::cout << "fastrestore v" << kVersion << " " << backend_label(cfg.legacy)
+              << "\n";
+    return 0;
   }
   cfg.counters = vm.count("counters") > 0;
   if (cfg.counters && cfg.family == Family::bridge) {
-    std::cerr << "fastrestore: --counters does not apply to ebtables input "
-                 "(its rules carry their counters with -c)\n";
-    return 1; // ebtables-restore: an option it does not take
+    // ebtables-restore: an option it does not take.
+    return command_line_error(program, "--counters does not apply to ebtables "
+                                       "input (its rules carry their "
+                                       "counters with -c)");
   }
   cfg.noflush = vm.count("noflush") > 0;
   cfg.test = vm.count("test") > 0;
@@ -206,26 +208,21 @@ int cli_main(int argc, char **argv) {
   cfg.stats = vm.count("stats") > 0;
   if (vm.count("coalesce")) {
     cfg.coalesce_ms = vm["coalesce"].as<int>();
-    if (cfg.coalesce_ms < 0) {
-      std::cerr << "fastrestore: --coalesce takes milliseconds (0 or more)\n";
-      return 2;
-    }
+    if (cfg.coalesce_ms < 0)
+      return command_line_error(program,
+                                "--coalesce takes milliseconds (0 or more)");
   }
   cfg.all_or_nothing = vm.count("all-or-nothing") > 0;
-  if (cfg.all_or_nothing && cfg.coalesce_ms >= 0) {
-    std::cerr << "fastrestore: --all-or-nothing already sends every block in "
-                 "one transaction; drop --coalesce\n";
-    return 2;
-  }
-  if (cfg.all_or_nothing && cfg.legacy) {
-    std::cerr << "fastrestore: --all-or-nothing needs nf_tables: legacy "
-                 "x_tables replaces each table on its own\n";
-    return 2;
-  }
-  if (!wait.empty() && !all_digits(wait.c_str())) {
-    std::cerr << "fastrestore: wait seconds must be a number\n";
-    return 2;
-  }
+  if (cfg.all_or_nothing && cfg.coalesce_ms >= 0)
+    return command_line_error(program, "--all-or-nothing already sends every "
+                                       "block in one transaction; drop "
+                                       "--coalesce");
+  if (cfg.all_or_nothing && cfg.legacy)
+    return command_line_error(program,
+                              "--all-or-nothing needs nf_tables: legacy "
+                              "x_tables replaces each table on its own");
+  if (!wait.empty() && !all_digits(wait.c_str()))
+    return command_line_error(program, "wait seconds must be a number");
   if (vm.count("wait"))
     cfg.wait = wait.empty() ? -1 : std::atoi(wait.c_str());
 

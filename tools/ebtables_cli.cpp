@@ -20,14 +20,10 @@
 #include "fastrestore/restore.h"
 #include "fastrestore/tables.h"
 #include "fastrestore/version.h"
+#include "program.h"
 
 namespace fastrestore {
 namespace {
-
-std::string base_name(const char *p) {
-  const char *s = std::strrchr(p, '/');
-  return s ? s + 1 : p;
-}
 
 // A word as the restore lexer reads it back: quoted when it holds blanks,
 // quotes or backslashes.
@@ -274,23 +270,9 @@ int atomic_main(const std::string &file, const std::string &op,
 
 } // namespace
 
-namespace {
-
-bool named_ebtables(const char *argv0) {
-  std::string prog = base_name(argv0);
-  return prog == "ebtables" || prog == "ebtables-nft";
-}
-
-} // namespace
-
-bool is_ebtables_command(int argc, char **argv) {
-  return named_ebtables(argv[0]) ||
-         (argc > 1 && std::strcmp(argv[1], "ebtables") == 0);
-}
-
-int ebtables_main(int argc, char **argv) {
+int ebtables_main(const Program &program, int argc, char **argv) {
   // "ebtables ARGS" or "fastrestore ebtables ARGS".
-  const int first = named_ebtables(argv[0]) ? 1 : 2;
+  const int first = program.kind == ProgramKind::ebtables ? 1 : 2;
   std::string table = "filter";
   std::vector<std::string> words;
   bool init = false;

@@ -6,7 +6,9 @@
 
 namespace fastrestore {
 
-bool is_ebtables_command(int argc, char **argv);
-int ebtables_main(int argc, char **argv);
+struct Program;
+
+// argv[1] is "ebtables" unless the program is named ebtables.
+int ebtables_main(const Program &program, int argc, char **argv);
 
 } // namespace fastrestore

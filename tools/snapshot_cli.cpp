@@ -18,6 +18,7 @@
 #include "fastrestore/diagnostic.h"
 #include "fastrestore/text_save.h"
 #include "fastrestore/version.h"
+#include "program.h"
 
 namespace po = boost::program_options;
 
@@ -38,13 +39,12 @@ void common(po::options_description &d) {
 }
 
 // Reads family and backend into opts; false (after a message) on misuse.
-bool take_common(const po::variables_map &vm, snapshot::Options &opts,
-                 const char *cmd) {
+bool take_common(const Program &program, const po::variables_map &vm,
+                 snapshot::Options &opts, const char *cmd) {
   int families =
       int(vm.count("ipv4")) + int(vm.count("ipv6")) + int(vm.count("bridge"));
   if (families > 1) {
-    std::cerr << "fastrestore " << cmd
-              << ": -4, -6 and --bridge exclude each other\n";
+    command_line_error(program, "-4, -6 and --bridge exclude each other", cmd);
     return false;
   }
   opts.family_given = families == 1;
@@ -58,8 +58,8 @@ bool take_common(const po::variables_map &vm, snapshot::Options &opts,
   if (vm.count("backend")) {
     const auto &b = vm["backend"].as<std::string>();
     if (b != "nft" && b != "legacy") {
-      std::cerr << "fastrestore " << cmd << ": --backend takes nft or legacy, "
-                << "not `" << b << "'\n";
+      command_line_error(program,
+                         "--backend takes nft or legacy, not `" + b + "'", cmd);
       return false;
     }
     opts.backend =
@@ -69,28 +69,25 @@ bool take_common(const po::variables_map &vm, snapshot::Options &opts,
   return true;
 }
 
-int usage_error(const char *cmd, const std::string &what) {
-  std::cerr << "fastrestore " << cmd << ": " << what << "\n"
-            << "Try `fastrestore " << cmd << " --help' for more information.\n";
-  return 2;
-}
-
-bool parse(int argc, char **argv, po::options_description &desc,
+// Parses argv (argv[0] is the program or the subcommand); false after
+// printing the error, with its exit status in rc.
+bool parse(const Program &program, int argc, char **argv,
+           po::options_description &desc,
            po::positional_options_description &pos, po::variables_map &vm,
            const char *cmd, int &rc) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
   try {
-    po::store(po::command_line_parser(argc, argv)
-                  .options(desc)
-                  .positional(pos)
-                  .style(po::command_line_style::unix_style)
-                  .run(),
-              vm);
-    po::notify(vm);
+    vm = parse_command_line(args, desc, pos);
   } catch (const po::error &e) {
-    rc = usage_error(cmd, e.what());
+    rc = command_line_error(program, e, desc, args, cmd);
     return false;
   }
   return true;
+}
+
+void print_version(bool legacy) {
+  std::cout << "fastrestore v" << kVersion << " " << backend_label(legacy)
+            << "\n";
 }
 
 // The text save (iptables-save's output) to stdout, or to FILE with -f.
@@ -115,7 +112,7 @@ int text_save_main(const po::variables_map &vm, const snapshot::Options &opts) {
   return text_save(t);
 }
 
-int save_main(int argc, char **argv, const SaveDefaults &defaults) {
+int save_main(const Program &program, int argc, char **argv) {
   po::options_description desc("Options");
   common(desc);
   // clang-format off
@@ -133,11 +130,14 @@ int save_main(int argc, char **argv, const SaveDefaults &defaults) {
   hidden.add_options()("table-T,T", po::value<std::string>(),
                        "-t, as once spelt");
   po::options_description all;
-  all.add(desc).add(hidden);
+  all.add(desc);
+  // The save tools' names take -t only, as they do.
+  if (program.kind == ProgramKind::fastrestore)
+    all.add(hidden);
   po::positional_options_description pos;
   po::variables_map vm;
   int rc = 0;
-  if (!parse(argc, argv, all, pos, vm, "save", rc))
+  if (!parse(program, argc, argv, all, pos, vm, "save", rc))
     return rc;
   if (vm.count("help")) {
     std::cout << "Usage: fastrestore save [-4|-6|--bridge] [--legacy] [-c] "
@@ -150,17 +150,19 @@ int save_main(int argc, char **argv, const SaveDefaults &defaults) {
               << desc;
     return 0;
   }
+  snapshot::Options opts;
+  if (!take_common(program, vm, opts, "save"))
+    return 1;
+  if (!opts.family_given)
+    opts.family = program.family == Family::ipv6     ? NFPROTO_IPV6
+                  : program.family == Family::bridge ? NFPROTO_BRIDGE
+                                                     : NFPROTO_IPV4;
+  if (!opts.backend_given && program.legacy)
+    opts.backend = snapshot::Backend::legacy;
   if (vm.count("version")) {
-    std::cout << "fastrestore v" << kVersion << "\n";
+    print_version(opts.backend == snapshot::Backend::legacy);
     return 0;
   }
-  snapshot::Options opts;
-  if (!take_common(vm, opts, "save"))
-    return 2;
-  if (!opts.family_given)
-    opts.family = defaults.family;
-  if (!opts.backend_given && defaults.legacy)
-    opts.backend = snapshot::Backend::legacy;
   opts.counters = vm.count("counters") > 0;
   if (vm.count("table"))
     opts.table = vm["table"].as<std::string>();
@@ -181,7 +183,7 @@ int save_main(int argc, char **argv, const SaveDefaults &defaults) {
   return 0;
 }
 
-int commit_main(int argc, char **argv) {
+int commit_main(const Program &program, int argc, char **argv) {
   po::options_description desc("Options");
   common(desc);
   // clang-format off
@@ -189,7 +191,9 @@ int commit_main(int argc, char **argv) {
     ("test,t", "check the snapshot and say what it would replace; send "
      "nothing")
     ("wait,w", po::value<int>()->default_value(0),
-     "with --legacy, give up on the xtables lock after this many seconds");
+     "with --legacy, give up on the xtables lock after this many seconds")
+    ("version,V", "print the version and the backend (as --legacy or "
+     "--backend says) and exit");
   // clang-format on
   po::options_description hidden;
   hidden.add_options()("file", po::value<std::string>());
@@ -199,7 +203,7 @@ int commit_main(int argc, char **argv) {
   pos.add("file", 1);
   po::variables_map vm;
   int rc = 0;
-  if (!parse(argc, argv, all, pos, vm, "commit", rc))
+  if (!parse(program, argc, argv, all, pos, vm, "commit", rc))
     return rc;
   if (vm.count("help")) {
     std::cout << "Usage: fastrestore commit FILE [-t] [-4|-6|--bridge] "
@@ -210,10 +214,14 @@ int commit_main(int argc, char **argv) {
     return 0;
   }
   snapshot::Options opts;
-  if (!take_common(vm, opts, "commit"))
-    return 2;
+  if (!take_common(program, vm, opts, "commit"))
+    return 1;
+  if (vm.count("version")) {
+    print_version(opts.backend == snapshot::Backend::legacy);
+    return 0;
+  }
   if (!vm.count("file"))
-    return usage_error("commit", "a snapshot FILE is required");
+    return command_line_error(program, "a snapshot FILE is required", "commit");
   opts.test = vm.count("test") > 0;
   opts.wait = vm["wait"].as<int>();
   try {
@@ -230,39 +238,15 @@ int commit_main(int argc, char **argv) {
 
 } // namespace
 
-bool is_snapshot_command(int argc, char **argv) {
-  if (argc < 2)
-    return false;
-  std::string a = argv[1];
-  return a == "save" || a == "commit";
+int snapshot_main(const Program &program, int argc, char **argv) {
+  const std::string cmd = argv[1];
+  // The command's own arguments, with the subcommand in argv[0]'s place.
+  return cmd == "save" ? save_main(program, argc - 1, argv + 1)
+                       : commit_main(program, argc - 1, argv + 1);
 }
 
-int snapshot_main(int argc, char **argv) {
-  std::string cmd = argv[1];
-  // The command's own arguments, with the program name first.
-  return cmd == "save" ? save_main(argc - 1, argv + 1, SaveDefaults{})
-                       : commit_main(argc - 1, argv + 1);
-}
-
-bool save_program_defaults(const std::string &prog, SaveDefaults &out) {
-  const std::string suffix = "-save";
-  if (prog.size() <= suffix.size() ||
-      prog.compare(prog.size() - suffix.size(), suffix.size(), suffix) != 0)
-    return false;
-  if (prog.rfind("ip6tables", 0) == 0)
-    out.family = NFPROTO_IPV6;
-  else if (prog.rfind("ebtables", 0) == 0)
-    out.family = NFPROTO_BRIDGE;
-  else if (prog.rfind("iptables", 0) == 0)
-    out.family = NFPROTO_IPV4;
-  else
-    return false;
-  out.legacy = prog.find("-legacy-") != std::string::npos;
-  return true;
-}
-
-int save_program_main(int argc, char **argv, const SaveDefaults &defaults) {
-  return save_main(argc, argv, defaults);
+int save_program_main(const Program &program, int argc, char **argv) {
+  return save_main(program, argc, argv);
 }
 
 } // namespace fastrestore

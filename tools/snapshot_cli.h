@@ -2,22 +2,16 @@
 // FILE` and `fastrestore commit FILE` (docs/SNAPSHOT.md).
 #pragma once
 
-#include <cstdint>
-#include <string>
-
 namespace fastrestore {
 
-// Whether argv names a snapshot command (first argument save or commit).
-bool is_snapshot_command(int argc, char **argv);
-int snapshot_main(int argc, char **argv);
+struct Program;
 
-// What a program named like a save tool (iptables-save, ip6tables-save,
-// ebtables-save, iptables-legacy-save, ...) saves by default.
-struct SaveDefaults {
-  uint8_t family = 2; // NFPROTO_IPV4
-  bool legacy = false;
-};
-bool save_program_defaults(const std::string &prog, SaveDefaults &out);
-int save_program_main(int argc, char **argv, const SaveDefaults &defaults);
+// `fastrestore save|commit ARGS...` (argv[1] is the subcommand).
+int snapshot_main(const Program &program, int argc, char **argv);
+
+// A program named like a save tool (iptables-save, ip6tables-save,
+// ebtables-save, iptables-legacy-save, ...): fastrestore save with that
+// tool's family and backend.
+int save_program_main(const Program &program, int argc, char **argv);
 
 } // namespace fastrestore

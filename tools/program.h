@@ -1,0 +1,61 @@
+// Who the program is. fastrestore answers to the names of the tools it
+// replaces (iptables-restore, ip6tables-legacy-save, ebtables, ...); the
+// name decides the kind of command, the family and the backend, and how
+// command-line errors are worded. Callers run the names update-alternatives
+// manages (/usr/sbin/iptables-restore), which hide the backend's name, so
+// the links the program was reached through are followed too: the first
+// name along them that says -legacy or -nft picks the backend.
+#pragma once
+
+#include <boost/program_options.hpp>
+
+#include <string>
+#include <vector>
+
+#include "fastrestore/ir.h"
+
+namespace fastrestore {
+
+enum class ProgramKind {
+  fastrestore,
+  restore,
+  save,
+  ebtables,
+  ebtables_restore
+};
+
+struct Program {
+  ProgramKind kind = ProgramKind::fastrestore;
+  Family family = Family::ipv4;
+  bool legacy = false;
+  bool backend_named = false; // a name along the links said -legacy or -nft
+  std::string argv0;          // as given: getopt's messages start with it
+  std::string name;           // the tool name that decided the kind
+};
+
+Program identify_program(const char *argv0);
+
+// Parses args (without the program name) in Unix style, as getopt_long
+// does: an option given twice takes its last value. Throws po::error.
+boost::program_options::variables_map parse_command_line(
+    const std::vector<std::string> &args,
+    const boost::program_options::options_description &options,
+    const boost::program_options::positional_options_description &positional);
+
+// "(nf_tables)" or "(legacy)", as -V prints it.
+const char *backend_label(bool legacy);
+
+// A command-line error as the replaced tool words it (getopt's message,
+// then the tool's hint line), printed to stderr; returns the exit status
+// (1, as iptables-restore, iptables-save and ebtables-restore exit).
+// `known` and `args` are what was parsed; `sub` names a fastrestore
+// subcommand ("save", "commit") or is empty.
+int command_line_error(const Program &p, const boost::program_options::error &e,
+                       const boost::program_options::options_description &known,
+                       const std::vector<std::string> &args,
+                       const std::string &sub = "");
+// The same for a message of fastrestore's own.
+int command_line_error(const Program &p, const std::string &message,
+                       const std::string &sub = "");
+
+} // namespace fastrestore
