@@ -53,9 +53,14 @@ const char kUsage[] =
     "Rules are written as for ebtables; each command is one nf_tables\n"
     "transaction.\n";
 
+// How the command names itself: "ebtables" under that name, otherwise
+// "fastrestore ebtables" (set once, by ebtables_main).
+std::string g_self = "fastrestore ebtables";
+
+// A bad command line: status 2, as ebtables' parameter problems.
 int usage_error(const std::string &msg) {
-  std::cerr << "fastrestore ebtables: " << msg << "\n"
-            << "Try `fastrestore ebtables -h' for more information.\n";
+  std::cerr << g_self << ": " << msg << "\n"
+            << "Try `" << g_self << " -h' for more information.\n";
   return 2;
 }
 
@@ -76,13 +81,56 @@ bool range(const std::string &s, unsigned &a, unsigned &b) {
   return true;
 }
 
+// A counter of -C: digits, after an optional + or - (add, subtract).
+bool counter(const std::string &w) {
+  size_t i = w[0] == '+' || w[0] == '-' ? 1 : 0;
+  return i < w.size() &&
+         w.find_first_not_of("0123456789", i) == std::string::npos;
+}
+
+// -C CHAIN [N[:M]] PCNT BCNT, checked as ebtables-nft 1.8.9 checks it; it
+// then changes nothing and fails (status 1), and so does this.
+int change_counters(const std::vector<std::string> &words) {
+  if (words.size() < 2 || words[1][0] == '-' || words[1] == "!")
+    return usage_error("No chain name specified");
+  std::vector<std::string> rest(words.begin() + 2, words.end());
+  if (rest.size() < 2 || rest[0][0] == '-' || rest[1][0] == '-')
+    return usage_error("The command -C needs at least 2 arguments");
+  size_t first = 0;
+  if (rest.size() >= 3 &&
+      (rest[2][0] != '-' ||
+       std::isdigit(static_cast<unsigned char>(rest[2][1])))) {
+    unsigned a, b;
+    if (rest.size() != 3)
+      return usage_error(
+          "No extra options allowed with -C start_nr[:end_nr] pcnt bcnt");
+    if (!range(rest[0], a, b) &&
+        !(rest[0].find_first_not_of("0123456789") == std::string::npos &&
+          std::strtoul(rest[0].c_str(), nullptr, 10) > 0))
+      return usage_error("Something is wrong with the rule number "
+                         "specification '" +
+                         rest[0] + "'");
+    first = 1;
+  }
+  for (size_t i = first; i < first + 2; ++i)
+    if (!counter(rest[i]))
+      return usage_error("Packet counter '" + rest[i] + "' invalid");
+  std::cerr << g_self
+            << ": -C (change counters) is not implemented by ebtables-nft "
+               "1.8.9, which fails it; nothing was changed\n";
+  return 1;
+}
+
 // One ebtables command (or --init-table) as one --noflush block against
 // the kernel of the current network namespace.
 int kernel_command(const std::string &table,
-                   const std::vector<std::string> &words, bool init) {
+                   const std::vector<std::string> &words, bool init,
+                   bool verbose = false) {
   RestoreConfig cfg;
   cfg.family = Family::bridge;
   cfg.command_line = true;
+  cfg.input_name = g_self;
+  cfg.verbose = verbose ? 1 : 0;
   std::string text = "*" + table + "\n";
   if (init) {
     if (!words.empty())
@@ -94,8 +142,17 @@ int kernel_command(const std::string &table,
       return usage_error("no command specified");
     cfg.noflush = true;
     unsigned a, b;
-    if (words.size() == 3 && (words[0] == "-D" || words[0] == "--delete") &&
-        range(words[2], a, b)) {
+    const bool new_chain = words[0] == "-N" || words[0] == "--new-chain";
+    const auto policy = std::find_if(words.begin(), words.end(), [](auto &w) {
+      return w == "-P" || w == "--policy";
+    });
+    if (new_chain && words.size() == 4 && policy == words.begin() + 2) {
+      // -N CHAIN -P POLICY, which ebtables allows: two commands.
+      text += "-N " + quote(words[1]) + "\n-P " + quote(words[1]) + " " +
+              quote(words[3]) + "\n";
+    } else if (words.size() == 3 &&
+               (words[0] == "-D" || words[0] == "--delete") &&
+               range(words[2], a, b)) {
       // Rules a..b: deleting rule a that many times.
       for (unsigned n = a; n <= b; ++n)
         text += "-D " + quote(words[1]) + " " + std::to_string(a) + "\n";
@@ -111,7 +168,7 @@ int kernel_command(const std::string &table,
       write(fd, text.data(), text.size()) !=
           static_cast<ssize_t>(text.size()) ||
       lseek(fd, 0, SEEK_SET) != 0) {
-    std::cerr << "fastrestore ebtables: " << std::strerror(errno) << "\n";
+    std::cerr << g_self << ": " << std::strerror(errno) << "\n";
     return 1;
   }
   std::unique_ptr<nft::Transport> transport;
@@ -133,13 +190,14 @@ template <class F> int in_private_netns(F fn) {
   std::cout.flush();
   pid_t pid = fork();
   if (pid < 0) {
-    std::cerr << "fastrestore ebtables: fork: " << std::strerror(errno) << "\n";
+    std::cerr << g_self << ": fork: " << std::strerror(errno) << "\n";
     return 1;
   }
   if (pid == 0) {
     int rc = 1;
     if (unshare(CLONE_NEWNET) != 0)
-      std::cerr << "fastrestore ebtables: a private network namespace for "
+      std::cerr << g_self
+                << ": a private network namespace for "
                    "the atomic file: "
                 << std::strerror(errno) << "\n";
     else
@@ -168,12 +226,12 @@ int list_atomic_file(const std::string &file, const EbListOptions &opts) {
     for (const auto &t : view.tables())
       found = found || opts.table == t.name;
     if (view.header().family != NFPROTO_BRIDGE || !found) {
-      std::cerr << "fastrestore ebtables: " << file << " holds no table "
-                << opts.table << "\n";
+      std::cerr << g_self << ": " << file << " holds no table " << opts.table
+                << "\n";
       return 1;
     }
   } catch (const snapshot::SnapshotError &e) {
-    std::cerr << "fastrestore ebtables: " << e.what() << "\n";
+    std::cerr << g_self << ": " << e.what() << "\n";
     return 1;
   }
   return in_private_netns([&] {
@@ -183,7 +241,7 @@ int list_atomic_file(const std::string &file, const EbListOptions &opts) {
       commit_opts.family_given = true;
       snapshot::commit(file, commit_opts, std::cout);
     } catch (const snapshot::SnapshotError &e) {
-      std::cerr << "fastrestore ebtables: " << e.what() << "\n";
+      std::cerr << g_self << ": " << e.what() << "\n";
       return 1;
     }
     return ebtables_list(opts);
@@ -239,7 +297,7 @@ int atomic_main(const std::string &file, const std::string &op,
             snapshot::save(file, save_opts);
             return 0;
           } catch (const snapshot::SnapshotError &e) {
-            std::cerr << "fastrestore ebtables: " << e.what() << "\n";
+            std::cerr << g_self << ": " << e.what() << "\n";
             return 1;
           }
         });
@@ -259,10 +317,10 @@ int atomic_main(const std::string &file, const std::string &op,
       snapshot::atomic_append(file, table, cmd.chain, cmd.rules);
     }
   } catch (const snapshot::SnapshotError &e) {
-    std::cerr << "fastrestore ebtables: " << e.what() << "\n";
+    std::cerr << g_self << ": " << e.what() << "\n";
     return 1;
   } catch (const Error &e) {
-    std::cerr << "fastrestore ebtables: " << e.diag().message << "\n";
+    std::cerr << g_self << ": " << e.diag().message << "\n";
     return static_cast<int>(e.diag().code);
   }
   return 0;
@@ -273,6 +331,13 @@ int atomic_main(const std::string &file, const std::string &op,
 int ebtables_main(const Program &program, int argc, char **argv) {
   // "ebtables ARGS" or "fastrestore ebtables ARGS".
   const int first = program.kind == ProgramKind::ebtables ? 1 : 2;
+  if (program.kind == ProgramKind::ebtables)
+    g_self = "ebtables";
+  if (argc <= first) { // as ebtables: its help
+    std::cout << kUsage;
+    return 0;
+  }
+  bool verbose = false;
   std::string table = "filter";
   std::vector<std::string> words;
   bool init = false;
@@ -297,6 +362,10 @@ int ebtables_main(const Program &program, int argc, char **argv) {
       return 0;
     } else if (a == "--init-table") {
       init = true;
+    } else if (a == "--concurrent") {
+      // ebtables-nft takes no lock (nf_tables needs none), nor does this.
+    } else if (a == "-v" || a == "--verbose") {
+      verbose = true;
     } else if (a == "--atomic-file") {
       if (i + 1 >= argc)
         return usage_error("--atomic-file needs a file name");
@@ -326,28 +395,52 @@ int ebtables_main(const Program &program, int argc, char **argv) {
   }
   const BuiltinTable *bt = find_builtin_table(table, Family::bridge);
   if (bt == nullptr) {
-    std::cerr << "fastrestore ebtables: table '" << table
-              << "' does not exist\n";
+    std::cerr << g_self << ": table '" << table << "' does not exist\n";
     return 3;
   }
   if (!list && !list_flags.empty())
     return usage_error("Use " + list_flags.front() + " with -L");
+  if (!list && !words.empty() &&
+      (words[0] == "-C" || words[0] == "--change-counters"))
+    return change_counters(words);
   if (list) {
-    if (!words.empty() || init || !atomic_op.empty())
-      return usage_error("-L takes no other command (-L -Z is not "
-                         "supported: zero with -Z on its own)");
+    // -L [CHAIN] may go with -Z [CHAIN] (one chain for both): the listing,
+    // then the counters zeroed.
+    bool zero = false;
+    for (size_t i = 0; i < words.size(); ++i) {
+      if (!zero && (words[i] == "-Z" || words[i] == "--zero")) {
+        zero = true;
+        if (i + 1 < words.size() && words[i + 1][0] != '-')
+          list_opts.chain = words[++i];
+        continue;
+      }
+      if (words[i][0] == '-' && words[i].size() > 1)
+        return usage_error("Multiple commands are not allowed");
+      return usage_error("Bad argument : '" + words[i] + "'");
+    }
+    if (init || !atomic_op.empty())
+      return usage_error("Multiple commands are not allowed");
+    if (zero && !atomic.empty())
+      return usage_error("-Z with -L works on the kernel's table, not on "
+                         "an atomic file");
     if (std::find(list_flags.begin(), list_flags.end(), "--Lx") !=
             list_flags.end() &&
         list_opts.line_numbers)
       return usage_error("--Lx is not compatible with --Ln");
     list_opts.table = table;
-    if (atomic.empty())
-      return ebtables_list(list_opts);
-    return list_atomic_file(atomic, list_opts);
+    if (!atomic.empty())
+      return list_atomic_file(atomic, list_opts);
+    int rc = ebtables_list(list_opts);
+    if (rc != 0 || !zero)
+      return rc;
+    std::vector<std::string> z{"-Z"};
+    if (!list_opts.chain.empty())
+      z.push_back(list_opts.chain);
+    return kernel_command(table, z, false);
   }
   if (!atomic_op.empty() || !atomic.empty())
     return atomic_main(atomic, atomic_op, table, words, init);
-  return kernel_command(table, words, init);
+  return kernel_command(table, words, init, verbose);
 }
 
 } // namespace fastrestore

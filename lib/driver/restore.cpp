@@ -292,8 +292,11 @@ private:
     for (const auto &op : ops_) {
       if (coalescer_ != nullptr)
         note_chains(op);
-      if (cfg_.verbose && !cfg_.noflush &&
-          (op.kind == OpKind::rule_append || op.kind == OpKind::rule_insert))
+      // ebtables -v -A (a --noflush block of one command) prints the rule
+      // too.
+      if (cfg_.verbose && (!cfg_.noflush || cfg_.command_line) &&
+          (op.kind == OpKind::rule_append || op.kind == OpKind::rule_insert ||
+           (cfg_.command_line && op.kind == OpKind::rule_insert_before)))
         print_rule_verbose(op.rule, cfg_.family);
       nft::emit_op(*batch_, op, table_, cfg_.family, loc_, table_ready_);
     }
@@ -556,7 +559,8 @@ void print_error(const Error &e, const BlockText &text,
     if (cfg.command_line) {
       d.loc = Location{};
       d.source.clear();
-      err << "fastrestore ebtables: " << d.message << "\n";
+      // The command names itself in input_name ("ebtables").
+      err << cfg.input_name << ": " << d.message << "\n";
       return;
     }
     if (d.source.empty() && d.loc.line > 0)

@@ -343,7 +343,7 @@ Command Line::run(int line) {
   auto need_rule_command = [&] {
     if (command == 0)
       xtables_error(PARAMETER_PROBLEM, "No command specified");
-    if (command != 'A' && command != 'D' && command != 'I')
+    if (command != 'A' && command != 'D' && command != 'I' && command != 14)
       xtables_error(PARAMETER_PROBLEM, "Command and option do not match");
   };
   for (;;) {
@@ -362,6 +362,7 @@ Command Line::run(int line) {
     case 'E':
     case 'F':
     case 'Z':
+    case 14: // --check
       if (command != 0)
         xtables_error(PARAMETER_PROBLEM, "Multiple commands are not allowed");
       command = static_cast<char>(c);
@@ -418,6 +419,8 @@ Command Line::run(int line) {
     case 't':
       xtables_error(PARAMETER_PROBLEM,
                     "The -t option cannot be used in ebtables-restore.");
+    case 13: // --concurrent: ebtables-nft takes no lock, nor does this
+      break;
     case 'i':
     case 2:
     case 'o':
@@ -576,13 +579,11 @@ Command Line::run(int line) {
     case 'v':
     case 'M':
     case 'C':
-    case 14:
     case 4:
     case 5:
     case 6:
     case 11:
     case 12:
-    case 13:
       if (c != '?' || optopt != 0)
         xtables_error(PARAMETER_PROBLEM,
                       "Option \"%s\" is not supported in restore input",
@@ -594,7 +595,7 @@ Command Line::run(int line) {
       if (!extension_option(c))
         xtables_error(PARAMETER_PROBLEM, "Unknown argument: '%s'",
                       optind < argc() ? argv_[optind] : "(null)");
-      if (command != 'A' && command != 'I' && command != 'D')
+      if (command != 'A' && command != 'I' && command != 'D' && command != 14)
         xtables_error(PARAMETER_PROBLEM,
                       "Extensions only for -A, -I, -D and -C");
     }
@@ -639,9 +640,12 @@ Command Line::run(int line) {
   case 'Z':
     cmd.kind = CommandKind::zero;
     break;
+  case 14:
+    cmd.kind = CommandKind::check;
+    break;
   }
   if (cmd.kind != CommandKind::append && cmd.kind != CommandKind::insert &&
-      cmd.kind != CommandKind::remove)
+      cmd.kind != CommandKind::remove && cmd.kind != CommandKind::check)
     return cmd;
 
   // The extensions' final checks, then the rule.

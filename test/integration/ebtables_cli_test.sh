@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # fastrestore ebtables against ebtables-nft: the same commands, one
 # process each, into two fresh namespaces; every command must exit with the
-# same status and print the same (-L listings), and the tables must end up
+# same status and print the same (-L listings, -v), and the tables must end up
 # the same (ebtables-nft-save and
 # nft list ruleset). A program named ebtables (a symlink) must act alike.
 #   ebtables_cli_test.sh FASTRESTORE
@@ -57,6 +57,27 @@ cat > "$tmp/commands" <<'CMDS'
 -t nat -A OUTPUT -j ACCEPT
 --init-table
 -A FORWARD -j DROP
+--concurrent -A FORWARD -j ACCEPT
+-A FORWARD --concurrent -p ARP -j ACCEPT
+-v -L
+-L -v
+-L FORWARD -Z
+-Z FORWARD -L FORWARD
+-C FORWARD 1 10 20
+-C FORWARD 10 20
+-C FORWARD 10
+-C FORWARD 1 x 20
+--check FORWARD -j ACCEPT
+--check FORWARD -p ARP -j ACCEPT
+--check FORWARD -j RETURN
+--check nosuch -j ACCEPT
+-N newc -P DROP
+-v -A FORWARD -p IPv4 -j ACCEPT
+-v -I FORWARD 2 -j ACCEPT
+-L FORWARD INPUT
+-A FORWARD -L
+--bogus
+-A FORWARD -j DROP extra
 CMDS
 run() { # OUT COMMAND...
   local out=$1
@@ -64,7 +85,7 @@ run() { # OUT COMMAND...
   unshare -n bash -c '
     out=$1; shift
     while IFS= read -r line; do
-      eval "$* $line" >> "$out.stdout" 2> /dev/null
+      eval "$* $line" >> "$out.stdout" 2>> "$out.stderr"
       echo "$? $line" >> "$out.status"
     done < "$0"
     ebtables-nft-save | grep -v "^#" > "$out.save"
@@ -83,5 +104,10 @@ for v in fr link; do
     fi
   done
 done
+# Errors on the command line speak of the command line.
+if grep -n "restore input" "$tmp/fr.stderr" "$tmp/link.stderr"; then
+  echo "FAILED: a message speaks of restore input"
+  fail=1
+fi
 [ $fail = 0 ] && echo "ok: ebtables command line"
 exit $fail
