@@ -8,6 +8,7 @@
 # back afterwards.
 #   netfilter_persistent_test.sh FASTRESTORE SOURCE_DIR
 set -u
+. "$(dirname "$0")/sandbox.sh"
 fr=$(realpath "$1")
 src=$(realpath "$2")
 if [ "$(id -u)" != 0 ] || ! unshare -n true 2>/dev/null ||
@@ -20,6 +21,9 @@ tmp=$(mktemp -d)
 links=$tmp/links
 mkdir -p "$links" "$tmp/backup"
 for n in iptables-restore ip6tables-restore iptables-save ip6tables-save \
+         iptables-nft-restore ip6tables-nft-restore iptables-nft-save \
+         ip6tables-nft-save iptables-legacy-restore ip6tables-legacy-restore \
+         iptables-legacy-save ip6tables-legacy-save \
          ebtables ebtables-restore ebtables-save; do
   ln -s "$fr" "$links/$n"
 done

@@ -3,9 +3,13 @@
 # apt-get, its binary running the README's example (and its multi-call
 # links acting as the tools they are named after), registered with
 # update-alternatives and unregistered (scripts/alternatives), then
-# removed cleanly.
+# removed cleanly. lintian finds no error or warning in it; the unit is not
+# enabled at install, and enabled by the admin its links go on remove.
+# Runs in a private mount namespace (sandbox.sh): the machine's packages
+# and alternatives are never touched.
 #   package_test.sh BUILD_DIR SOURCE_DIR
 set -u
+. "$(dirname "$0")/sandbox.sh"
 build=$(realpath "$1")
 src=$(realpath "$2")
 if [ "$(id -u)" != 0 ] || ! unshare -n true 2>/dev/null ||
@@ -28,16 +32,29 @@ trap cleanup EXIT
 fail=0
 . "$(dirname "$0")/check.sh"
 
-(cd "$build" && cpack -G DEB -B "$tmp" >/dev/null 2>&1)
+"$src/scripts/package" "$tmp" "$build" > /dev/null 2>&1
 deb=$(ls "$tmp"/fastrestore_*_*.deb 2>/dev/null | head -n1)
-check "cpack builds a .deb" test -n "$deb"
+check "scripts/package builds a .deb" test -n "$deb"
 [ -n "$deb" ] || exit 1
+if command -v lintian > /dev/null; then
+  lintian --pedantic "$deb" > "$tmp/lintian" 2>&1
+  check "lintian: no errors or warnings" sh -c "! grep -E '^(E|W):' '$tmp/lintian'"
+  grep -E '^(E|W):' "$tmp/lintian"
+fi
+size=$(dpkg-deb -f "$deb" Installed-Size)
+check "Installed-Size counts the payload ($size KiB)" test "$size" -lt 4096
 check "the package depends on iptables and its libraries" \
   sh -c "dpkg-deb -f '$deb' Depends | grep -q 'iptables' && dpkg-deb -f '$deb' Depends | grep -q 'libnftnl'"
 DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$deb" > "$tmp/install.log" 2>&1
 check "apt-get installs it" test -x /usr/sbin/fastrestore
 check "the installed binary runs" sh -c '/usr/sbin/fastrestore --version | grep -q "^fastrestore v"'
 check "the man page is installed" sh -c 'man -w fastrestore >/dev/null 2>&1'
+check "copyright and changelog are installed" \
+  test -f /usr/share/doc/fastrestore/copyright -a -f /usr/share/doc/fastrestore/changelog.gz
+check "the defaults file is a conffile" \
+  sh -c "dpkg-query -W -f='\${Conffiles}' fastrestore | grep -q /etc/default/fastrestore"
+wants=/etc/systemd/system/multi-user.target.wants/fastrestore.service
+check "the unit is not enabled at install" test ! -e "$wants" -a ! -L "$wants"
 check "the unit, the boot script and the completion are installed" \
   test -f /usr/lib/systemd/system/fastrestore.service -a \
        -x /usr/libexec/fastrestore/fastrestore-boot -a \
@@ -69,8 +86,11 @@ check "alternatives: iptables-restore and iptables-save work" \
 "$src/scripts/alternatives" remove >> "$tmp/alt.log" 2>&1
 check "alternatives: removed, the names are as before" \
   test "$(readlink -f /usr/sbin/iptables-restore /usr/sbin/iptables /usr/sbin/ebtables-save)" = "$before"
-# Registered again, then the package removed: its prerm unregisters it.
+# Registered again and the unit enabled, then the package removed: its
+# prerm unregisters it, its postrm disables the unit.
 /usr/libexec/fastrestore/fastrestore-alternatives install >> "$tmp/alt.log" 2>&1
+systemctl enable fastrestore > "$tmp/enable.log" 2>&1
+check "the admin enables the unit" test -L "$wants"
 check "alternatives: the installed script registers it" \
   test "$(readlink -f /usr/sbin/iptables-restore)" = /usr/sbin/fastrestore
 apt-get remove -y -q fastrestore > "$tmp/remove.log" 2>&1
@@ -78,5 +98,9 @@ check "removing the package unregisters it" \
   test "$(readlink -f /usr/sbin/iptables-restore /usr/sbin/iptables /usr/sbin/ebtables-save)" = "$before"
 check "apt-get removes it" test ! -e /usr/sbin/fastrestore
 check "and its links" test ! -e /usr/libexec/fastrestore
+check "and the unit's links" test ! -e "$wants" -a ! -L "$wants"
+apt-get purge -y -q fastrestore > "$tmp/purge.log" 2>&1
+check "purged, nothing of it is left in /etc" \
+  sh -c "! find /etc -name 'fastrestore*' | grep -q ."
 [ $fail = 0 ] && echo "ok: package"
 exit $fail

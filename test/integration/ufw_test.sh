@@ -12,6 +12,7 @@
 # ones its test suite uses). Each run is in its own network namespace.
 #   ufw_test.sh FASTRESTORE SOURCE_DIR
 set -u
+. "$(dirname "$0")/sandbox.sh"
 fr=$(realpath "$1")
 src=$(realpath "$2")
 deb_dir=${UFW_DEB_DIR:-/var/cache/fastrestore-test}
@@ -31,6 +32,9 @@ mkdir -p "$links"
 # Each name is a script that notes the call and runs this build under that
 # name, so the test can tell that ufw really went through fastrestore.
 for n in iptables-restore ip6tables-restore iptables-save ip6tables-save \
+         iptables-nft-restore ip6tables-nft-restore iptables-nft-save \
+         ip6tables-nft-save iptables-legacy-restore ip6tables-legacy-restore \
+         iptables-legacy-save ip6tables-legacy-save \
          ebtables ebtables-restore ebtables-save; do
   printf '#!/bin/bash\necho "%s $*" >>"%s"\nexec -a "$0" "%s" "$@"\n' \
     "$n" "$tmp/calls" "$fr" >"$links/$n"
@@ -92,14 +96,14 @@ run_steps() { # OUT
 run_steps "$tmp/ref"
 "$src/scripts/alternatives" install "$links" >"$tmp/alt.log" 2>&1
 check "registered: iptables-restore is this build" \
-  test "$(readlink -f /usr/sbin/iptables-restore)" = "$links/iptables-restore"
+  test "$(readlink -f /usr/sbin/iptables-restore)" = "$links/iptables-nft-restore"
 check "registered: ip6tables-restore is this build" \
-  test "$(readlink -f /usr/sbin/ip6tables-restore)" = "$links/ip6tables-restore"
+  test "$(readlink -f /usr/sbin/ip6tables-restore)" = "$links/ip6tables-nft-restore"
 run_steps "$tmp/fr"
 check "ufw called fastrestore as iptables-restore" \
-  grep -q '^iptables-restore' "$tmp/calls"
+  grep -q '^iptables-nft-restore' "$tmp/calls"
 check "ufw called fastrestore as ip6tables-restore" \
-  grep -q '^ip6tables-restore' "$tmp/calls"
+  grep -q '^ip6tables-nft-restore' "$tmp/calls"
 echo "fastrestore calls: $(wc -l <"$tmp/calls" 2>/dev/null || echo 0)"
 "$src/scripts/alternatives" remove "$links" >>"$tmp/alt.log" 2>&1
 
