@@ -36,6 +36,26 @@ complete_words() { # WORD... (the last one is completed)
 }
 check "completion: restore options" grep -qx -- --noflush <<< "$(complete_words fastrestore --nof)"
 check "completion: save options" grep -qx -- --binary <<< "$(complete_words fastrestore save --bi)"
+# Only options: no words of the usage text (-restore, -save), and no save
+# option among the restore options.
+all=$(complete_words fastrestore -)
+check "completion: only real options" \
+  sh -c "! grep -qx -e -restore -e -save -e --binary -e -legacy- <<EOF
+$all
+EOF"
+for opt in $all; do
+  case $opt in
+    --*) grep -q -- "$opt" <<< "$("$fr" --help)" || { echo "not an option: $opt"; fail=1; } ;;
+  esac
+done
+check "completion: restore's short and long options" \
+  sh -c "grep -qx -- -n <<EOF && grep -qx -- --all-or-nothing <<EOF2
+$all
+EOF
+$all
+EOF2"
+check "completion: ebtables takes --concurrent" \
+  grep -qx -- --concurrent <<< "$(complete_words fastrestore ebtables --con)"
 check "completion: table names" \
   test "$(complete_words fastrestore save -t "" | tr '\n' ' ')" = "filter nat mangle raw security "
 check "completion: bridge table names" \
