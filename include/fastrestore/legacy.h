@@ -34,8 +34,9 @@ size_t basic_entry_size(const BasicAppend &a, Family family);
 size_t build_basic_entry(const BasicAppend &a, Family family,
                          unsigned char *out);
 
-// Finds the input line that makes the kernel refuse a table, or 0.
-using Locator = std::function<int()>;
+// Finds the input line that makes the kernel refuse a table, or 0, and
+// puts the line's text in `source`.
+using Locator = std::function<int(std::string &source)>;
 
 // A BlockSink that applies each block through libiptc and commits it. When
 // the kernel refuses a replaced table, `locate` (if set) names the line.

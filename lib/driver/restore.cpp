@@ -615,8 +615,12 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
     RuleParser &xt = *parser_of_rules;
     std::unique_ptr<BlockSink> writer;
     if (cfg.legacy)
-      writer = legacy::make_block_writer(
-          cfg, [&] { return locate_legacy_failure(cfg, xt, text); });
+      writer = legacy::make_block_writer(cfg, [&](std::string &source) {
+        int line = locate_legacy_failure(cfg, xt, text);
+        if (line > 0)
+          source = text.line(line);
+        return line;
+      });
     else
       writer =
           std::make_unique<BlockWriter>(cfg, transport, xt, text, coalescer);

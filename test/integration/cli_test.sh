@@ -102,5 +102,15 @@ out=$(unshare -n sh -c "'$fr' --legacy < '$tmp/v4.rules' && iptables-legacy-save
 check "--legacy without -w waits for the lock" grep -q -- "-A INPUT -s 192.0.2.1/32 -j ACCEPT" <<< "$out"
 wait
 
+# A kernel without a rule's extension: the refusal names the line and the
+# extension (when this kernel lacks ipvs, as these machines do).
+if ! grep -qx ipvs /proc/net/ip_tables_matches; then
+  printf '*mangle\n-A PREROUTING -j ACCEPT\n-A PREROUTING -m ipvs --ipvs\n-A PREROUTING -j ACCEPT\nCOMMIT\n' > "$tmp/ipvs.rules"
+  unshare -n "$fr" --legacy "$tmp/ipvs.rules" 2> "$tmp/err"; rc=$?
+  check "--legacy, a missing extension: status 1" test "$rc" = 1
+  check "--legacy, a missing extension: named, at its line" \
+    grep -q "line 3: kernel refused table mangle: No chain/target/match by that name: match \`ipvs' is not in this kernel" "$tmp/err"
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

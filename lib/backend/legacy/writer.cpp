@@ -21,6 +21,7 @@ extern "C" {
 #include "fastrestore/tables.h"
 #include "image.h"
 #include "lock.h"
+#include "missing.h"
 
 namespace fastrestore::legacy {
 namespace {
@@ -333,9 +334,16 @@ public:
           std::string("kernel refused table ") + table_ + ": " + why;
       // x_tables does not say which rule it refused; find it by loading
       // growing prefixes of the block in a private namespace.
-      int line = !cfg_.noflush && locate_ ? locate_() : 0;
-      if (line > 0)
+      std::string source;
+      int line = !cfg_.noflush && locate_ ? locate_(source) : 0;
+      if (line > 0) {
+        // A match or target no module provides: name it.
+        const std::string missing =
+            err == ENOENT ? missing_extension(source, cfg_.family) : "";
+        if (!missing.empty())
+          msg += ": " + missing;
         fail(Location{line, 0, 0}, msg, ExitCode::format);
+      }
       fail(loc, msg, ExitCode::format);
     }
     release();
