@@ -121,6 +121,56 @@ int change_counters(const std::vector<std::string> &words) {
   return 1;
 }
 
+// The arguments as ebtables' getopt_long reads them, for the options this
+// command line handles itself: a long option abbreviated, or with its
+// value after '=', is spelt out (--lis -> --list, --table=nat -> --table
+// nat), and a bundle of flags is split (-Lv -> -L -v). Every other word
+// goes to the rule as it is (the rule parser resolves its options alike).
+std::vector<std::string> canonical_args(int argc, char **argv, int first) {
+  static const char *const kOwn[] = {
+      "list",  "table", "init-table", "Lc",         "Ln",      "Lx",
+      "Lmac2", "zero",  "verbose",    "concurrent", "version", "help"};
+  static const char *const kAtomic[] = {"atomic-file", "atomic-init",
+                                        "atomic-save", "atomic-commit"};
+  std::vector<std::string> out;
+  for (int i = first; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a.size() > 2 && a.compare(0, 2, "--") == 0) {
+      const size_t eq = a.find('=');
+      const std::string name =
+          a.substr(2, eq == std::string::npos ? eq : eq - 2);
+      std::string canon = ebtables_long_option(name);
+      if (canon.empty()) { // fastrestore's atomic file options
+        for (const char *o : kAtomic)
+          if (std::strncmp(o, name.c_str(), name.size()) == 0)
+            canon = canon.empty() ? o : "-"; // "-": ambiguous
+        if (canon == "-")
+          canon.clear();
+      }
+      const bool own = std::find_if(std::begin(kOwn), std::end(kOwn),
+                                    [&](const char *o) {
+                                      return canon == o;
+                                    }) != std::end(kOwn) ||
+                       canon.rfind("atomic-", 0) == 0;
+      if (own) {
+        out.push_back("--" + canon);
+        // ebtables ignores the value of --list= and --zero= (it reads
+        // their chain from the next word only).
+        if (eq != std::string::npos && canon != "list" && canon != "zero")
+          out.push_back(a.substr(eq + 1));
+        continue;
+      }
+    } else if (a.size() > 2 && a[0] == '-' && a[1] != '-' &&
+               a.find_first_not_of("vVhLZ", 1) == std::string::npos) {
+      for (size_t c = 1; c < a.size(); ++c)
+        out.push_back(std::string("-") + a[c]);
+      continue;
+    }
+    out.push_back(a);
+  }
+  return out;
+}
+
 // One ebtables command (or --init-table) as one --noflush block against
 // the kernel of the current network namespace.
 int kernel_command(const std::string &table,
@@ -346,12 +396,14 @@ int ebtables_main(const Program &program, int argc, char **argv) {
   bool list = false;
   EbListOptions list_opts;
   std::vector<std::string> list_flags;
-  for (int i = first; i < argc; ++i) {
-    std::string a = argv[i];
+  const std::vector<std::string> args = canonical_args(argc, argv, first);
+  const int n = static_cast<int>(args.size());
+  for (int i = 0; i < n; ++i) {
+    const std::string &a = args[i];
     if (a == "-t" || a == "--table") {
-      if (i + 1 >= argc)
+      if (i + 1 >= n)
         return usage_error("option " + a + " needs a table name");
-      table = argv[++i];
+      table = args[++i];
     } else if (a.rfind("--table=", 0) == 0) {
       table = a.substr(8);
     } else if (a == "-V" || a == "--version") {
@@ -367,9 +419,9 @@ int ebtables_main(const Program &program, int argc, char **argv) {
     } else if (a == "-v" || a == "--verbose") {
       verbose = true;
     } else if (a == "--atomic-file") {
-      if (i + 1 >= argc)
+      if (i + 1 >= n)
         return usage_error("--atomic-file needs a file name");
-      atomic = argv[++i];
+      atomic = args[++i];
     } else if (a.rfind("--atomic-file=", 0) == 0) {
       atomic = a.substr(14);
     } else if (a == "--atomic-init" || a == "--atomic-save" ||
@@ -378,8 +430,11 @@ int ebtables_main(const Program &program, int argc, char **argv) {
     } else if (a == "-L" || a == "--list") {
       list = true;
       // An optional chain name follows, as in ebtables.
-      if (i + 1 < argc && argv[i + 1][0] != '-')
-        list_opts.chain = argv[++i];
+      if (i + 1 < n && args[i + 1][0] != '-')
+        list_opts.chain = args[++i];
+    } else if ((a == "--Lc" || a == "--Ln" || a == "--Lx" || a == "--Lmac2") &&
+               !list) {
+      return usage_error("Use " + a + " with -L"); // as ebtables: -L first
     } else if (a == "--Lc") {
       list_flags.push_back(a);
       list_opts.counters = true;

@@ -84,6 +84,32 @@ struct option kEbOptions[] = {
     {nullptr, 0, nullptr, 0},
 };
 
+} // namespace
+
+std::string ebtables_long_option(const std::string &name) {
+  std::string found;
+  for (const struct option *o = kEbOptions; o->name != nullptr; ++o) {
+    if (name == o->name)
+      return name;
+    if (!name.empty() &&
+        std::strncmp(o->name, name.c_str(), name.size()) == 0) {
+      // Two names for one option (in-if, in-interface) are no ambiguity.
+      if (!found.empty() && found != o->name) {
+        const struct option *f = kEbOptions;
+        while (found != f->name)
+          ++f;
+        if (f->val != o->val)
+          return "";
+        continue;
+      }
+      found = o->name;
+    }
+  }
+  return found;
+}
+
+namespace {
+
 const char kOptString[] = "-:A:C:D:E:F::I:L::M:N:P:VX::Z::c:d:i:j:o:p:s:t:hv";
 
 // ebtables extensions have no revisions to ask the kernel about (as in

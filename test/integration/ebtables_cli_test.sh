@@ -78,6 +78,18 @@ cat > "$tmp/commands" <<'CMDS'
 -A FORWARD -L
 --bogus
 -A FORWARD -j DROP extra
+--lis
+-t nat --lis
+--tab nat --list
+--verb -L
+--list=FORWARD
+--Ln -L
+-Lv
+-vL
+--zero=FORWARD -L
+--app FORWARD -p ARP -j DROP
+-L --Ln
+--init
 CMDS
 run() { # OUT COMMAND...
   local out=$1
