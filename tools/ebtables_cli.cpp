@@ -17,6 +17,7 @@
 #include "../lib/snapshot/file.h"
 #include "../lib/snapshot/snapshot.h"
 #include "fastrestore/eb_list.h"
+#include "fastrestore/kernel_state.h"
 #include "fastrestore/restore.h"
 #include "fastrestore/tables.h"
 #include "fastrestore/version.h"
@@ -173,15 +174,58 @@ std::vector<std::string> canonical_args(int argc, char **argv, int first) {
 
 // One ebtables command (or --init-table) as one --noflush block against
 // the kernel of the current network namespace.
+// `listed`: the command follows a listing of every chain (-L -Z), after
+// which ebtables-nft makes the missing built-in chains, as -v -F does.
 int kernel_command(const std::string &table,
                    const std::vector<std::string> &words, bool init,
-                   bool verbose = false) {
+                   bool verbose = false, bool listed = false) {
   RestoreConfig cfg;
   cfg.family = Family::bridge;
   cfg.command_line = true;
   cfg.input_name = g_self;
   cfg.verbose = verbose ? 1 : 0;
+  std::unique_ptr<nft::Transport> transport;
+  try {
+    transport = nft::make_netlink_transport();
+  } catch (const Error &e) {
+    std::cerr << format_diagnostic(e.diag());
+    return static_cast<int>(e.diag().code);
+  }
   std::string text = "*" + table + "\n";
+  // With -v, -F and -Z name each chain they touch, and -F of every chain
+  // makes the table's missing built-in chains first, as ebtables-nft -v
+  // does (it lists them, then flushes what it listed).
+  const bool flush =
+      !init && !words.empty() && (words[0] == "-F" || words[0] == "--flush");
+  const bool zero =
+      !init && !words.empty() && (words[0] == "-Z" || words[0] == "--zero");
+  std::vector<std::string> touched;
+  if ((flush || zero) && words.size() == 2) {
+    touched.push_back(words[1]);
+  } else if ((flush || zero) && words.size() == 1 && (verbose || listed)) {
+    const KernelTable kt = transport->read_table(NFPROTO_BRIDGE, table);
+    const BuiltinTable *bt = find_builtin_table(table, Family::bridge);
+    std::vector<const BuiltinChain *> bases;
+    for (int i = 0; bt != nullptr && i < bt->nchains; ++i)
+      bases.push_back(&bt->chains[i]);
+    std::sort(bases.begin(), bases.end(),
+              [](auto *x, auto *y) { return x->hook < y->hook; });
+    std::vector<std::string> users;
+    for (const auto &kc : kt.chains)
+      if (!kc.base)
+        users.push_back(kc.name);
+    std::sort(users.begin(), users.end());
+    for (const BuiltinChain *b : bases) {
+      const bool exists = std::any_of(
+          kt.chains.begin(), kt.chains.end(),
+          [&](const KernelChain &kc) { return kc.name == b->name; });
+      if ((flush || listed) && !exists)
+        text += std::string(":") + b->name + " ACCEPT\n";
+      if (exists || flush || listed)
+        touched.push_back(b->name);
+    }
+    touched.insert(touched.end(), users.begin(), users.end());
+  }
   if (init) {
     if (!words.empty())
       return usage_error("--init-table takes no other command");
@@ -221,16 +265,13 @@ int kernel_command(const std::string &table,
     std::cerr << g_self << ": " << std::strerror(errno) << "\n";
     return 1;
   }
-  std::unique_ptr<nft::Transport> transport;
-  try {
-    transport = nft::make_netlink_transport();
-  } catch (const Error &e) {
-    std::cerr << format_diagnostic(e.diag());
-    close(fd);
-    return static_cast<int>(e.diag().code);
-  }
+  if (flush || zero)
+    cfg.verbose = 0; // named here, below
   int rc = run_restore(fd, cfg, transport.get(), std::cerr);
   close(fd);
+  if (rc == 0 && verbose)
+    for (const auto &c : touched)
+      std::cout << (flush ? "Flushing" : "Zeroing") << " chain `" << c << "'\n";
   return rc;
 }
 
@@ -491,7 +532,7 @@ int ebtables_main(const Program &program, int argc, char **argv) {
     std::vector<std::string> z{"-Z"};
     if (!list_opts.chain.empty())
       z.push_back(list_opts.chain);
-    return kernel_command(table, z, false);
+    return kernel_command(table, z, false, false, list_opts.chain.empty());
   }
   if (!atomic_op.empty() || !atomic.empty())
     return atomic_main(atomic, atomic_op, table, words, init);

@@ -89,6 +89,14 @@ cat > "$tmp/commands" <<'CMDS'
 --zero=FORWARD -L
 --app FORWARD -p ARP -j DROP
 -L --Ln
+-N zzz
+-N aaa
+-v -Z
+-v -Z FORWARD
+-v -F FORWARD
+-v -F
+-F
+-v -F nosuch
 --init
 CMDS
 run() { # OUT COMMAND...
@@ -99,6 +107,8 @@ run() { # OUT COMMAND...
     while IFS= read -r line; do
       eval "$* $line" >> "$out.stdout" 2>> "$out.stderr"
       echo "$? $line" >> "$out.status"
+      # The chains after each command, not only at the end.
+      echo "$line: $(nft list ruleset 2>/dev/null | grep -o "^[[:space:]]*chain [^ ]*" | tr -d "\t" | tr "\n" " ")" >> "$out.chains"
     done < "$0"
     ebtables-nft-save | grep -v "^#" > "$out.save"
     nft list ruleset > "$out.nft"
@@ -109,7 +119,7 @@ run "$tmp/fr" "$fr" ebtables
 run "$tmp/link" "$tmp/ebtables"
 fail=0
 for v in fr link; do
-  for f in status stdout save nft; do
+  for f in status stdout chains save nft; do
     if ! diff -u "$tmp/ref.$f" "$tmp/$v.$f"; then
       echo "FAILED: $v $f differs from ebtables-nft"
       fail=1
