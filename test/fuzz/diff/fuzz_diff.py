@@ -224,6 +224,14 @@ def explain(case, a, b):
     if (a.status == 0 and b.status == 4 and
             "CHAIN_RENAME failed: chain name" in b.stderr):
         return "-E of a kernel chain to a verdict's name"
+    # iptables-nft renames a built-in chain (the table becomes one
+    # iptables-nft-save calls incompatible); iptables-legacy refuses it.
+    if (a.status == 0 and b.status == 1 and
+            "No chain/target/match by that name" in b.stderr and
+            re.search(r"(?m)^(\[\d+:\d+\][ \t]*)?(-E|--rename-chain)[ \t]+"
+                      r"(INPUT|FORWARD|OUTPUT|PREROUTING|POSTROUTING|"
+                      r"BROUTING)[ \t]", text)):
+        return "-E of a built-in chain"
     return None
 
 
