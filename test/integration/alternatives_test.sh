@@ -43,6 +43,13 @@ load() {
     iptables -V' _ "$rules"
 }
 
+# Never installed: remove changes nothing and succeeds.
+queries > "$tmp/none.before"
+alt remove > "$tmp/none.remove" 2>&1
+check "remove without install: status 0" test $? = 0
+queries > "$tmp/none.after"
+check "remove without install: nothing changed" cmp -s "$tmp/none.before" "$tmp/none.after"
+
 for host in auto-nft manual-nft manual-legacy; do
   case $host in
     auto-nft) update-alternatives --quiet --auto iptables; update-alternatives --quiet --auto ip6tables; backend=nft ;;
