@@ -1,13 +1,13 @@
 #include "ebtables_cli.h"
 
-#include <sched.h>
 #include <sys/mman.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +18,7 @@
 #include "../lib/snapshot/snapshot.h"
 #include "fastrestore/eb_list.h"
 #include "fastrestore/kernel_state.h"
+#include "fastrestore/private_netns.h"
 #include "fastrestore/restore.h"
 #include "fastrestore/tables.h"
 #include "fastrestore/version.h"
@@ -275,33 +276,17 @@ int kernel_command(const std::string &table,
   return rc;
 }
 
-// Runs fn in a child process inside a new, empty network namespace and
-// returns its exit status.
-template <class F> int in_private_netns(F fn) {
-  std::cout.flush();
-  pid_t pid = fork();
-  if (pid < 0) {
-    std::cerr << g_self << ": fork: " << std::strerror(errno) << "\n";
-    return 1;
-  }
-  if (pid == 0) {
-    int rc = 1;
-    if (unshare(CLONE_NEWNET) != 0)
-      std::cerr << g_self
-                << ": a private network namespace for "
-                   "the atomic file: "
-                << std::strerror(errno) << "\n";
-    else
-      rc = fn();
-    std::cout.flush();
-    std::cerr.flush();
-    fflush(nullptr);
-    _exit(rc);
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+// Runs fn in a new, empty network namespace and returns its status (1 when
+// no namespace could be made, after saying why).
+int in_netns(const std::function<int()> &fn) {
+  NetnsFailure failure;
+  std::optional<int> rc = in_private_netns(fn, &failure);
+  if (failure.stage == NetnsFailure::fork)
+    std::cerr << g_self << ": fork: " << std::strerror(failure.error) << "\n";
+  else if (failure.stage == NetnsFailure::unshare)
+    std::cerr << g_self << ": a private network namespace for the atomic file: "
+              << std::strerror(failure.error) << "\n";
+  return rc.value_or(1);
 }
 
 // -L of an atomic file. The plugins print what they are given as it is
@@ -325,7 +310,7 @@ int list_atomic_file(const std::string &file, const EbListOptions &opts) {
     std::cerr << g_self << ": " << e.what() << "\n";
     return 1;
   }
-  return in_private_netns([&] {
+  return in_netns([&] {
     try {
       snapshot::Options commit_opts;
       commit_opts.family = NFPROTO_BRIDGE;
@@ -376,7 +361,7 @@ int atomic_main(const std::string &file, const std::string &op,
         // network namespace, the command runs there as against the
         // kernel, and the table is saved back (atomically). Its cost
         // grows with the file; appends to built-in chains do not.
-        return in_private_netns([&] {
+        return in_netns([&] {
           try {
             snapshot::commit(file, opts, std::cout);
             int rc = kernel_command(table, words, init);

@@ -10,9 +10,7 @@
 #include <set>
 #include <system_error>
 
-#include <sched.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../ext/eb_parser.h"
@@ -22,6 +20,7 @@
 #include "fastrestore/nft_backend.h"
 #include "fastrestore/plan.h"
 #include "fastrestore/plugin_failure.h"
+#include "fastrestore/private_netns.h"
 #include "fastrestore/restore_parser.h"
 #include "fastrestore/rule_print.h"
 #include "fastrestore/rule_signature.h"
@@ -496,61 +495,41 @@ int locate_legacy_failure(const RestoreConfig &cfg, RuleParser &xt,
   const int first = text.first(), n = text.count();
   if (n < 3 || n > 200000)
     return 0;
-  int fds[2];
-  if (pipe(fds) != 0)
-    return 0;
-  pid_t pid = fork();
-  if (pid < 0) {
-    close(fds[0]);
-    close(fds[1]);
-    return 0;
-  }
-  if (pid == 0) {
-    close(fds[0]);
-    int found = 0;
-    if (unshare(CLONE_NEWNET) == 0) {
-      RestoreConfig probe_cfg = cfg;
-      probe_cfg.noflush = false;
-      probe_cfg.test = false;
-      probe_cfg.verbose = 0;
-      probe_cfg.no_lock = true;
-      // Lines 1..k of the block after its table line, then COMMIT.
-      auto loads = [&](int k) {
-        try {
-          auto w = legacy::make_block_writer(probe_cfg);
-          RestoreParser p(
-              xt, ParseOptions{cfg.counters, {}, false, false, true}, *w);
-          text.each(first, first + k,
-                    [&](std::string_view line, int i) { p.feed(line, i); });
-          p.feed("COMMIT", first + n - 1);
-          return true;
-        } catch (...) {
-          return false;
-        }
-      };
-      int lo = 0, hi = n - 2; // lines [1, n-2] are between * and COMMIT
-      if (!loads(hi)) {
-        while (hi - lo > 1) {
-          int mid = lo + (hi - lo) / 2;
-          if (loads(mid))
-            lo = mid;
-          else
-            hi = mid;
-        }
-        found = first + hi;
-      }
-    }
-    ssize_t w = write(fds[1], &found, sizeof(found));
-    (void)w;
-    _exit(0);
-  }
-  close(fds[1]);
-  int found = 0;
-  if (read(fds[0], &found, sizeof(found)) != sizeof(found))
-    found = 0;
-  close(fds[0]);
-  waitpid(pid, nullptr, 0);
-  return found;
+  // 0 when no namespace could be made, or the child died.
+  return in_private_netns([&] {
+           RestoreConfig probe_cfg = cfg;
+           probe_cfg.noflush = false;
+           probe_cfg.test = false;
+           probe_cfg.verbose = 0;
+           probe_cfg.no_lock = true;
+           // Lines 1..k of the block after its table line, then COMMIT.
+           auto loads = [&](int k) {
+             try {
+               auto w = legacy::make_block_writer(probe_cfg);
+               RestoreParser p(
+                   xt, ParseOptions{cfg.counters, {}, false, false, true}, *w);
+               text.each(first, first + k, [&](std::string_view line, int i) {
+                 p.feed(line, i);
+               });
+               p.feed("COMMIT", first + n - 1);
+               return true;
+             } catch (...) {
+               return false;
+             }
+           };
+           int lo = 0, hi = n - 2; // lines [1, n-2] are between * and COMMIT
+           if (loads(hi))
+             return 0;
+           while (hi - lo > 1) {
+             int mid = lo + (hi - lo) / 2;
+             if (loads(mid))
+               lo = mid;
+             else
+               hi = mid;
+           }
+           return first + hi;
+         })
+      .value_or(0);
 }
 
 void print_error(const Error &e, const BlockText &text,

@@ -15,7 +15,7 @@ extern "C" {
 #include <string>
 
 #include "fastrestore/legacy.h"
-#include "fastrestore/restore.h"
+#include "fastrestore/restore_options.h"
 #include "fastrestore/rule_print.h"
 #include "fastrestore/stats.h"
 #include "fastrestore/tables.h"

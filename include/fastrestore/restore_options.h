@@ -1,0 +1,30 @@
+// The options of one restore run, as the command line gives them. A header
+// of its own, so that the backends' block writers can read them without
+// the driver (fastrestore/restore.h) above them.
+#pragma once
+
+#include <string>
+
+#include "fastrestore/ir.h"
+
+namespace fastrestore {
+
+struct RestoreConfig {
+  Family family = Family::ipv4;
+  bool counters = false; // -c
+  bool noflush = false;  // -n
+  bool test = false;     // -t: parse, check and build, send nothing
+  int verbose = 0;       // -v
+  bool legacy = false;   // --legacy: x_tables through libiptc
+  int wait = 0; // -w: seconds for the xtables lock (legacy); -1: forever
+  bool no_lock = false;      // internal: probes in a private namespace
+  std::string table;         // -T
+  std::string input_name;    // file name for messages; empty for stdin
+  bool command_line = false; // one command of the ebtables command line:
+                             // messages name no line
+  bool stats = false;        // --stats: per-phase costs after each COMMIT
+  int coalesce_ms = -1;      // --coalesce MS: group --noflush blocks (-1: off)
+  bool all_or_nothing = false; // every block in one transaction at the end
+};
+
+} // namespace fastrestore
