@@ -43,5 +43,16 @@ using Locator = std::function<int(std::string &source)>;
 std::unique_ptr<BlockSink> make_block_writer(const RestoreConfig &cfg,
                                              Locator locate = {});
 
+// The line of a block whose table the kernel refuses, or 0 when it cannot
+// be told (no namespace, a block too large to search): in a child in a
+// private network namespace, growing prefixes of the block are loaded
+// (bisecting) until the first one the kernel refuses. The block's lines
+// are first..first+count-1 (its table line first, its COMMIT last);
+// load_prefix(sink, k) feeds the table line, the k lines after it and the
+// COMMIT into sink.
+using PrefixLoader = std::function<void(BlockSink &sink, int k)>;
+int locate_refused_line(const RestoreConfig &cfg, int first, int count,
+                        const PrefixLoader &load_prefix);
+
 } // namespace legacy
 } // namespace fastrestore

@@ -20,7 +20,6 @@
 #include "fastrestore/nft_backend.h"
 #include "fastrestore/plan.h"
 #include "fastrestore/plugin_failure.h"
-#include "fastrestore/private_netns.h"
 #include "fastrestore/restore_parser.h"
 #include "fastrestore/rule_print.h"
 #include "fastrestore/rule_signature.h"
@@ -28,6 +27,7 @@
 #include "fastrestore/xt_parser.h"
 #include "line_reader.h"
 #include "prescan.h"
+#include "reparse.h"
 #include "stats_sink.h"
 
 namespace fastrestore {
@@ -420,30 +420,20 @@ private:
       throw Error(std::move(d));
     }
     batch_.reset();
-    RestoreParser again(
-        xt_,
+    reparse_block(
+        text_, xt_,
         ParseOptions{cfg_.counters, {}, false, cfg_.family == Family::bridge},
-        *this);
-    const int last = text_.first() + text_.count() - 1;
-    text_.each(text_.first(), last,
-               [&](std::string_view line, int n) { again.feed(line, n); });
-    if (again.in_table()) // a block ended by the next table line or EOF
-      again.finish(last);
+        *this, text_.first() + text_.count() - 1);
   }
 
   // Parses the block's lines again into a whole Block.
   Block replay() {
     Block block;
     BlockCollector collect([&](Block &&b) { block = std::move(b); });
-    RestoreParser again(
-        xt_,
+    reparse_block(
+        text_, xt_,
         ParseOptions{cfg_.counters, {}, false, cfg_.family == Family::bridge},
-        collect);
-    int last = text_.first() + text_.count() - 1;
-    text_.each(text_.first(), last,
-               [&](std::string_view line, int n) { again.feed(line, n); });
-    if (again.in_table()) // a block ended by the next table line or EOF
-      again.finish(last);
+        collect, text_.first() + text_.count() - 1);
     block.family = cfg_.family;
     if (cfg_.family == Family::bridge) {
       // User chain policies were taken from the first reading.
@@ -486,50 +476,17 @@ private:
                                           // deleted or renamed in held blocks
 };
 
-// The line of a block whose table the legacy kernel refuses: in a child
-// in a private network namespace, load growing prefixes of the block's
-// lines (bisecting) until the first prefix the kernel refuses. 0 when it
-// cannot be told (no namespace, or a block too large to search).
+// The line of a block whose table the legacy kernel refuses (see
+// legacy::locate_refused_line), the block read again from its text.
 int locate_legacy_failure(const RestoreConfig &cfg, RuleParser &xt,
                           const BlockText &text) {
   const int first = text.first(), n = text.count();
-  if (n < 3 || n > 200000)
-    return 0;
-  // 0 when no namespace could be made, or the child died.
-  return in_private_netns([&] {
-           RestoreConfig probe_cfg = cfg;
-           probe_cfg.noflush = false;
-           probe_cfg.test = false;
-           probe_cfg.verbose = 0;
-           probe_cfg.no_lock = true;
-           // Lines 1..k of the block after its table line, then COMMIT.
-           auto loads = [&](int k) {
-             try {
-               auto w = legacy::make_block_writer(probe_cfg);
-               RestoreParser p(
-                   xt, ParseOptions{cfg.counters, {}, false, false, true}, *w);
-               text.each(first, first + k, [&](std::string_view line, int i) {
-                 p.feed(line, i);
-               });
-               p.feed("COMMIT", first + n - 1);
-               return true;
-             } catch (...) {
-               return false;
-             }
-           };
-           int lo = 0, hi = n - 2; // lines [1, n-2] are between * and COMMIT
-           if (loads(hi))
-             return 0;
-           while (hi - lo > 1) {
-             int mid = lo + (hi - lo) / 2;
-             if (loads(mid))
-               lo = mid;
-             else
-               hi = mid;
-           }
-           return first + hi;
-         })
-      .value_or(0);
+  return legacy::locate_refused_line(
+      cfg, first, n, [&](BlockSink &sink, int k) {
+        reparse_block(text, xt,
+                      ParseOptions{cfg.counters, {}, false, false, true}, sink,
+                      first + k, first + n - 1);
+      });
 }
 
 void print_error(const Error &e, const BlockText &text,
