@@ -102,7 +102,7 @@ int cli_main(int argc, char **argv) {
     return ebtables_main(program, argc, argv);
   RestoreConfig cfg;
   cfg.family = program.family;
-  cfg.legacy = program.legacy;
+  cfg.backend = program.backend;
 
   po::options_description desc("Options");
   std::string wait, wait_interval, modprobe, backend;
@@ -182,17 +182,17 @@ int cli_main(int argc, char **argv) {
   if (vm.count("bridge"))
     cfg.family = Family::bridge;
   if (vm.count("legacy"))
-    cfg.legacy = true;
+    cfg.backend = Backend::legacy;
   if (!backend.empty()) {
     if (backend != "nft" && backend != "legacy")
       return command_line_error(program, "--backend takes nft or legacy, "
                                          "not `" +
                                              backend + "'");
-    cfg.legacy = backend == "legacy";
+    cfg.backend = backend == "legacy" ? Backend::legacy : Backend::nft;
   }
   if (vm.count("version")) {
-    std::cout << "fastrestore v" << kVersion << " " << backend_label(cfg.legacy)
-              << "\n";
+    std::cout << "fastrestore v" << kVersion << " "
+              << backend_label(cfg.backend) << "\n";
     return 0;
   }
   cfg.counters = vm.count("counters") > 0;
@@ -217,7 +217,7 @@ int cli_main(int argc, char **argv) {
     return command_line_error(program, "--all-or-nothing already sends every "
                                        "block in one transaction; drop "
                                        "--coalesce");
-  if (cfg.all_or_nothing && cfg.legacy)
+  if (cfg.all_or_nothing && cfg.backend == Backend::legacy)
     return command_line_error(program,
                               "--all-or-nothing needs nf_tables: legacy "
                               "x_tables replaces each table on its own");
@@ -245,7 +245,7 @@ int cli_main(int argc, char **argv) {
   std::unique_ptr<nft::Transport> transport;
   try {
     // Also with --test: --noflush commands by position read the kernel.
-    if (!cfg.legacy)
+    if (cfg.backend == Backend::nft)
       transport = nft::make_netlink_transport();
   } catch (const Error &e) {
     std::cerr << format_diagnostic(e.diag());

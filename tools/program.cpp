@@ -85,7 +85,8 @@ Program identify_program(const char *argv0) {
     if (!p.backend_named && (name.find("-legacy") != std::string::npos ||
                              name.find("-nft") != std::string::npos)) {
       p.backend_named = true;
-      p.legacy = name.find("-legacy") != std::string::npos;
+      p.backend = name.find("-legacy") != std::string::npos ? Backend::legacy
+                                                            : Backend::nft;
     }
     char buf[PATH_MAX];
     ssize_t n = readlink(path.c_str(), buf, sizeof buf - 1);
@@ -126,10 +127,6 @@ parse_command_line(const std::vector<std::string> &args,
   return vm;
 }
 
-const char *backend_label(bool legacy) {
-  return legacy ? "(legacy)" : "(nf_tables)";
-}
-
 namespace {
 
 // The line the replaced tool prints after getopt's message.
@@ -139,11 +136,13 @@ std::string hint(const Program &p, const std::string &sub) {
   switch (p.kind) {
   case ProgramKind::restore:
     return std::string("Try `") +
-           (p.legacy ? family + std::string("-restore") : base) +
+           (p.backend == Backend::legacy ? family + std::string("-restore")
+                                         : base) +
            " -h' for more information.";
   case ProgramKind::save:
     return std::string("Look at manual page `") +
-           (p.legacy ? family + std::string("-save") : base) +
+           (p.backend == Backend::legacy ? family + std::string("-save")
+                                         : base) +
            ".8' for more information.";
   case ProgramKind::ebtables_restore:
     return "Usage: ebtables-restore [ --verbose ] [ --noflush ]";

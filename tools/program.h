@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "fastrestore/backend.h"
 #include "fastrestore/ir.h"
 
 namespace fastrestore {
@@ -27,7 +28,7 @@ enum class ProgramKind {
 struct Program {
   ProgramKind kind = ProgramKind::fastrestore;
   Family family = Family::ipv4;
-  bool legacy = false;
+  Backend backend = Backend::nft;
   bool backend_named = false; // a name along the links said -legacy or -nft
   std::string argv0;          // as given: getopt's messages start with it
   std::string name;           // the tool name that decided the kind
@@ -41,9 +42,6 @@ boost::program_options::variables_map parse_command_line(
     const std::vector<std::string> &args,
     const boost::program_options::options_description &options,
     const boost::program_options::positional_options_description &positional);
-
-// "(nf_tables)" or "(legacy)", as -V prints it.
-const char *backend_label(bool legacy);
 
 // A command-line error as the replaced tool words it (getopt's message,
 // then the tool's hint line), printed to stderr; returns the exit status

@@ -52,7 +52,7 @@ bool take_common(const Program &program, const po::variables_map &vm,
                 : vm.count("bridge") ? NFPROTO_BRIDGE
                                      : NFPROTO_IPV4;
   if (vm.count("legacy")) {
-    opts.backend = snapshot::Backend::legacy;
+    opts.backend = Backend::legacy;
     opts.backend_given = true;
   }
   if (vm.count("backend")) {
@@ -62,8 +62,7 @@ bool take_common(const Program &program, const po::variables_map &vm,
                          "--backend takes nft or legacy, not `" + b + "'", cmd);
       return false;
     }
-    opts.backend =
-        b == "legacy" ? snapshot::Backend::legacy : snapshot::Backend::nft;
+    opts.backend = b == "legacy" ? Backend::legacy : Backend::nft;
     opts.backend_given = true;
   }
   return true;
@@ -85,8 +84,8 @@ bool parse(const Program &program, int argc, char **argv,
   return true;
 }
 
-void print_version(bool legacy) {
-  std::cout << "fastrestore v" << kVersion << " " << backend_label(legacy)
+void print_version(Backend backend) {
+  std::cout << "fastrestore v" << kVersion << " " << backend_label(backend)
             << "\n";
 }
 
@@ -96,7 +95,7 @@ int text_save_main(const po::variables_map &vm, const snapshot::Options &opts) {
   t.family = opts.family == NFPROTO_IPV6     ? Family::ipv6
              : opts.family == NFPROTO_BRIDGE ? Family::bridge
                                              : Family::ipv4;
-  t.legacy = opts.backend == snapshot::Backend::legacy;
+  t.backend = opts.backend;
   t.table = opts.table;
   t.counters = opts.counters;
   if (vm.count("file")) {
@@ -157,10 +156,10 @@ int save_main(const Program &program, int argc, char **argv) {
     opts.family = program.family == Family::ipv6     ? NFPROTO_IPV6
                   : program.family == Family::bridge ? NFPROTO_BRIDGE
                                                      : NFPROTO_IPV4;
-  if (!opts.backend_given && program.legacy)
-    opts.backend = snapshot::Backend::legacy;
+  if (!opts.backend_given)
+    opts.backend = program.backend;
   if (vm.count("version")) {
-    print_version(opts.backend == snapshot::Backend::legacy);
+    print_version(opts.backend);
     return 0;
   }
   opts.counters = vm.count("counters") > 0;
@@ -217,7 +216,7 @@ int commit_main(const Program &program, int argc, char **argv) {
   if (!take_common(program, vm, opts, "commit"))
     return 1;
   if (vm.count("version")) {
-    print_version(opts.backend == snapshot::Backend::legacy);
+    print_version(opts.backend);
     return 0;
   }
   if (!vm.count("file"))

@@ -5,17 +5,18 @@
 
 #include <string>
 
+#include "fastrestore/backend.h"
 #include "fastrestore/ir.h"
 
 namespace fastrestore {
 
 struct RestoreConfig {
   Family family = Family::ipv4;
-  bool counters = false; // -c
-  bool noflush = false;  // -n
-  bool test = false;     // -t: parse, check and build, send nothing
-  int verbose = 0;       // -v
-  bool legacy = false;   // --legacy: x_tables through libiptc
+  bool counters = false;          // -c
+  bool noflush = false;           // -n
+  bool test = false;              // -t: parse, check and build, send nothing
+  int verbose = 0;                // -v
+  Backend backend = Backend::nft; // --legacy: x_tables through libiptc
   int wait = 0; // -w: seconds for the xtables lock (legacy); -1: forever
   bool no_lock = false;      // internal: probes in a private namespace
   std::string table;         // -T

@@ -5,13 +5,14 @@
 
 #include <string>
 
+#include "fastrestore/backend.h"
 #include "fastrestore/ir.h"
 
 namespace fastrestore {
 
 struct TextSaveOptions {
   Family family = Family::ipv4;
-  bool legacy = false;   // x_tables instead of nf_tables
+  Backend backend = Backend::nft;
   std::string table;     // only this table ("" = all)
   bool counters = false; // -c
 };

@@ -521,13 +521,13 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
       (at = lseek(fd, 0, SEEK_CUR)) >= 0)
     text.read_from(fd, static_cast<uint64_t>(at));
   std::unique_ptr<Coalescer> group;
-  if ((cfg.coalesce_ms >= 0 || cfg.all_or_nothing) && !cfg.legacy &&
-      !cfg.test && transport != nullptr)
+  if ((cfg.coalesce_ms >= 0 || cfg.all_or_nothing) &&
+      cfg.backend != Backend::legacy && !cfg.test && transport != nullptr)
     group = std::make_unique<Coalescer>(
         *transport, cfg.coalesce_ms, cfg.verbose > 0, err, cfg.all_or_nothing);
   Coalescer *coalescer = group.get();
   try {
-    if (cfg.all_or_nothing && cfg.legacy) {
+    if (cfg.all_or_nothing && cfg.backend == Backend::legacy) {
       Diagnostic d;
       d.message = "--all-or-nothing needs nf_tables: legacy x_tables "
                   "replaces each table on its own (drop --legacy)";
@@ -536,7 +536,7 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
     }
     std::unique_ptr<RuleParser> parser_of_rules;
     if (cfg.family == Family::bridge) {
-      if (cfg.legacy) {
+      if (cfg.backend == Backend::legacy) {
         Diagnostic d;
         d.message = "no legacy ebtables here: bridge rules go through "
                     "nf_tables (drop --legacy)";
@@ -550,7 +550,7 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
     }
     RuleParser &xt = *parser_of_rules;
     std::unique_ptr<BlockSink> writer;
-    if (cfg.legacy)
+    if (cfg.backend == Backend::legacy)
       writer = legacy::make_block_writer(cfg, [&](std::string &source) {
         int line = locate_legacy_failure(cfg, xt, text);
         if (line > 0)
@@ -568,7 +568,8 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
     }
     RestoreParser parser(xt,
                          ParseOptions{cfg.counters, cfg.table, cfg.verbose > 0,
-                                      cfg.family == Family::bridge, cfg.legacy},
+                                      cfg.family == Family::bridge,
+                                      cfg.backend == Backend::legacy},
                          *sink);
     // iptables input is read and its commonest rules scanned on a second
     // thread, unless --coalesce needs to see when lines arrive.

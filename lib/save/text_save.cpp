@@ -14,7 +14,7 @@ int text_save(const TextSaveOptions &opts) {
   static char buf[1 << 20];
   setvbuf(stdout, buf, _IOFBF, sizeof(buf));
   try {
-    if (opts.legacy)
+    if (opts.backend == Backend::legacy)
       return save::save_legacy(opts);
     return save::save_nft(opts);
   } catch (const Error &e) {

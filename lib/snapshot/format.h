@@ -15,13 +15,15 @@
 #include <string_view>
 #include <vector>
 
+#include "fastrestore/backend.h"
+
 namespace fastrestore::snapshot {
 
 struct SnapshotError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-enum class Backend : uint8_t { nft = 1, legacy = 2 };
+// The snapshot's backend byte is a fastrestore::Backend.
 
 constexpr uint32_t kVersion = 1;
 constexpr uint32_t kByteOrder = 0x01020304;

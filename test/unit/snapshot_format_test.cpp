@@ -40,7 +40,7 @@ void write(const std::string &p, const std::string &bytes) {
 // A snapshot with `objects` and one table, written by FileWriter.
 std::string make(const std::string &path, const std::string &objects) {
   FileWriter w(path);
-  Header h = new_header(Backend::nft, 2, true);
+  Header h = new_header(fastrestore::Backend::nft, 2, true);
   w.write(objects.data(), objects.size());
   h.objects_size = w.written();
   h.objects_crc = w.take_crc();
@@ -80,7 +80,7 @@ TEST_CASE("a written snapshot reads back", "[snapshot]") {
   TempDir d;
   std::string bytes = make(d.path + "/s", std::string(1000, 'x'));
   View v(bytes);
-  CHECK(v.header().backend == static_cast<uint8_t>(Backend::nft));
+  CHECK(v.header().backend == static_cast<uint8_t>(fastrestore::Backend::nft));
   CHECK(v.header().family == 2);
   CHECK(v.header().flags == kFlagCounters);
   CHECK(v.header().rules == 7);
