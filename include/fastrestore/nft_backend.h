@@ -31,7 +31,8 @@ void emit_op(Batch &b, const Op &op, const std::string &table, Family family,
 // policy rules) before the batch is sealed.
 std::unique_ptr<Batch>
 build_batch(const Plan &plan, Family family,
-            const std::function<void(Batch &)> &before_end = {});
+            const std::function<void(Batch &)> &before_end = {},
+            uint32_t id_base = 0);
 
 // Sends the batch; throws Error (exit status 4, or the permission error)
 // naming the input line of every message the kernel refused.

@@ -29,7 +29,8 @@ namespace fastrestore::nft {
 
 class Batch {
 public:
-  explicit Batch(Family family);
+  // Set ids (NFTA_SET_ID) start above id_base (see OpPlanner).
+  explicit Batch(Family family, uint32_t id_base = 0);
   ~Batch();
   Batch(const Batch &) = delete;
   Batch &operator=(const Batch &) = delete;

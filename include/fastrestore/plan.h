@@ -106,8 +106,11 @@ struct Plan {
 // reports by returning false.
 class OpPlanner {
 public:
+  // Transaction ids (NFTA_RULE_ID) start above id_base: the blocks sent as
+  // one transaction (--coalesce) each take their own range.
   OpPlanner(const std::string &table, bool noflush, bool counters,
-            KernelAccess kernel = {}, Family family = Family::ipv4);
+            KernelAccess kernel = {}, Family family = Family::ipv4,
+            uint32_t id_base = 0);
   // Appends the operations for `entry` to `out` (its rules move into
   // them); throws Error when the entry is refused; returns false when the
   // block needs plan_block.
@@ -169,6 +172,6 @@ private:
 // Throws Error for the first command the model refuses. `read_kernel` is
 // only used with --noflush (see OpPlanner).
 Plan plan_block(const Block &block, bool noflush, bool counters,
-                KernelAccess kernel = {});
+                KernelAccess kernel = {}, uint32_t id_base = 0);
 
 } // namespace fastrestore

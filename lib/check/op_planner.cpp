@@ -11,7 +11,6 @@
 
 #include "check_errors.h"
 #include "fastrestore/plan.h"
-#include "fastrestore/txn_ids.h"
 
 namespace fastrestore {
 namespace {
@@ -41,22 +40,11 @@ Op chain_op(OpKind kind, const std::string &name, const Location &loc,
 
 } // namespace
 
-namespace {
-uint32_t g_id_base = 0;
-} // namespace
-
-void set_transaction_id_base(uint32_t base) {
-  g_id_base = base;
-}
-uint32_t transaction_id_base() {
-  return g_id_base;
-}
-
 OpPlanner::OpPlanner(const std::string &table, bool noflush, bool counters,
-                     KernelAccess kernel, Family family)
+                     KernelAccess kernel, Family family, uint32_t id_base)
     : table_(find_builtin_table(table, family)), family_(family),
       noflush_(noflush), counters_(counters), kernel_(std::move(kernel)),
-      next_id_(transaction_id_base()) {
+      next_id_(id_base) {
   if (table_ == nullptr)
     fail({}, "table name '" + table + "' invalid", ExitCode::parameter);
 }
@@ -296,6 +284,8 @@ void OpPlanner::plan_noflush(Command &cmd, std::vector<Op> &out) {
   case CommandKind::rename_chain:
     if (cmd.kind == CommandKind::rename_chain)
       kernel_chains_.clear(); // a jump target may be gone
+    else
+      check_jumps(cmd);
     plan_positional(cmd, out);
     break;
   case CommandKind::new_chain:
@@ -679,12 +669,13 @@ void OpPlanner::check_jumps(const Command &cmd) {
   }
 }
 
-Plan plan_noflush(const Block &block, bool counters, KernelAccess kernel) {
+Plan plan_noflush(const Block &block, bool counters, KernelAccess kernel,
+                  uint32_t id_base) {
   Plan plan;
   plan.table = block.table;
   plan.loc = block.loc;
   OpPlanner planner(block.table, true, counters, std::move(kernel),
-                    block.family);
+                    block.family, id_base);
   std::optional<Error> refused;
   for (auto e : block.entries) // a copy: the entry's rules move into ops
     check::hold_kernel_refusal(refused,

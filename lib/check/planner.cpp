@@ -292,15 +292,16 @@ Plan plan_replace(const Block &block, const BuiltinTable &t, bool counters) {
 
 } // namespace
 
-Plan plan_noflush(const Block &block, bool counters, KernelAccess kernel);
+Plan plan_noflush(const Block &block, bool counters, KernelAccess kernel,
+                  uint32_t id_base);
 
 Plan plan_block(const Block &block, bool noflush, bool counters,
-                KernelAccess kernel) {
+                KernelAccess kernel, uint32_t id_base) {
   const BuiltinTable *t = find_builtin_table(block.table, block.family);
   if (t == nullptr)
     fail(block.loc, "table name '" + block.table + "' invalid",
          ExitCode::parameter);
-  return noflush ? plan_noflush(block, counters, std::move(kernel))
+  return noflush ? plan_noflush(block, counters, std::move(kernel), id_base)
                  : plan_replace(block, *t, counters);
 }
 

@@ -6,7 +6,6 @@
 
 #include "fastrestore/nft_backend.h"
 #include "fastrestore/stats.h"
-#include "fastrestore/txn_ids.h"
 
 namespace fastrestore {
 namespace {
@@ -23,8 +22,8 @@ constexpr size_t kMarker = 20;
 
 } // namespace
 
-void Coalescer::prepare_ids() {
-  set_transaction_id_base(static_cast<uint32_t>(items_.size()) * kIdsPerBlock);
+uint32_t Coalescer::id_base() const {
+  return static_cast<uint32_t>(items_.size()) * kIdsPerBlock;
 }
 
 bool Coalescer::pending_table(const std::string &table) const {
@@ -88,7 +87,6 @@ void Coalescer::flush() {
   items_.clear();
   bytes_ = 0;
   iovs_ = 0;
-  set_transaction_id_base(0);
   if (hold_all_) {
     commit_all(items);
     return;

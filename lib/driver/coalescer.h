@@ -53,9 +53,9 @@ public:
   // first block that fails).
   void flush();
 
-  // The transaction ids the next block may use (distinct from every
-  // pending block's).
-  void prepare_ids();
+  // The base of the transaction ids the next block may use (distinct from
+  // every pending block's).
+  uint32_t id_base() const;
 
   // Whether the kernel has a chain, known without asking while blocks are
   // pending: chains seen or made since the last change of the chain set.

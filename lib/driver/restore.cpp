@@ -48,11 +48,12 @@ public:
     table_ = table;
     loc_ = loc;
     const bool hold = coalescer_ != nullptr && coalescer_->holds_all();
+    id_base_ = 0;
     if (coalescer_ != nullptr) {
       // Only --noflush blocks join a group; a table replacement goes alone
       // (with --all-or-nothing every block is held).
       if (cfg_.noflush || hold)
-        coalescer_->prepare_ids();
+        id_base_ = coalescer_->id_base();
       else
         coalescer_->flush();
     }
@@ -91,10 +92,10 @@ public:
       return rule_signature(r, family);
     };
     planner_.emplace(table, cfg_.noflush, cfg_.counters, std::move(kernel),
-                     cfg_.family);
+                     cfg_.family, id_base_);
     eb_policies_.clear();
     new_chains_.clear();
-    batch_ = std::make_unique<nft::Batch>(cfg_.family);
+    batch_ = std::make_unique<nft::Batch>(cfg_.family, id_base_);
     cur_loc_ = loc;
     genid_.reset();
     if (cfg_.verbose && !cfg_.noflush && transport_ != nullptr) {
@@ -128,9 +129,11 @@ public:
       throw e;
     }
     if (needs_model_) {
-      Plan plan = plan_block(replay(), cfg_.noflush, cfg_.counters);
-      batch_ = nft::build_batch(plan, cfg_.family,
-                                [this](nft::Batch &b) { add_eb_policies(b); });
+      Plan plan =
+          plan_block(replay(), cfg_.noflush, cfg_.counters, {}, id_base_);
+      batch_ = nft::build_batch(
+          plan, cfg_.family, [this](nft::Batch &b) { add_eb_policies(b); },
+          id_base_);
     } else {
       add_eb_policies(*batch_);
       batch_->finish();
@@ -284,7 +287,8 @@ private:
     cur_loc_ = e.decl ? e.decl->loc : e.cmd ? e.cmd->loc : cur_loc_;
     ops_.clear();
     bool planned = false;
-    hold_refusal([&] { planned = plan(std::move(e)); });
+    if (hold_refusal([&] { planned = plan(std::move(e)); }))
+      check_encoding(e);
     if (!planned)
       return;
     // Encoding refusals are iptables-nft's parse errors: not held.
@@ -317,11 +321,25 @@ private:
     return true;
   }
 
+  // A rule whose command was refused (held for COMMIT) is still encoded,
+  // into a batch that is thrown away: iptables-nft builds a rule's
+  // expressions when it parses the line, so an encoding error (TCP match
+  // requires '-p tcp') comes before the refusal, at its line. The planner
+  // refuses before it takes the entry's rules.
+  void check_encoding(const Block::Entry &e) {
+    if (!e.cmd || e.cmd->rules.empty())
+      return;
+    nft::Batch scratch(cfg_.family);
+    for (const Rule &r : e.cmd->rules)
+      scratch.add_rule(0, r, cfg_.family, table_, e.cmd->chain);
+  }
+
   // iptables-nft carries out a block's commands at COMMIT, after it has
   // parsed every line: a planning refusal waits for the later lines' parse
   // errors, and what iptables-nft leaves to the kernel (status 4) comes
   // after its own refusals. The first of each is kept for commit().
-  template <class F> void hold_refusal(F step) {
+  // Returns whether step was refused.
+  template <class F> bool hold_refusal(F step) {
     try {
       step();
     } catch (Error &err) {
@@ -331,7 +349,9 @@ private:
       } else if (!kernel_refusal_) {
         kernel_refusal_ = std::move(err);
       }
+      return true;
     }
+    return false;
   }
 
   // With -v, iptables-nft-restore empties a table instead of deleting it:
@@ -472,6 +492,7 @@ private:
   Location cur_loc_;              // the entry being planned
   std::optional<uint32_t> genid_; // the generation this block read
   int retries_ = 0;
+  uint32_t id_base_ = 0; // this block's transaction ids start above it
   std::set<std::string> doubtful_tables_; // --all-or-nothing: chains
                                           // deleted or renamed in held blocks
 };

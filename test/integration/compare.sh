@@ -13,6 +13,7 @@
 #   # pre: other.rules       load this first with iptables-nft-restore
 #   # pre-args: -c           options for loading the pre file
 #   # error-line: N          (failing cases) the message must name line N
+#   # legacy-error-line: N   the same with BACKEND=legacy, where it differs
 #   # ref-status: X          iptables-nft-restore returns X instead of N
 #                            (a documented difference, see docs/CONFORMANCE.md);
 #                            a passing case then compares the save output
@@ -49,6 +50,9 @@ ref_status=${ref_status:-$want}
 # instead, through iptables-legacy-save; the exit status must then equal
 # the reference tool's (the names' statuses are those of nf_tables).
 backend=${BACKEND:-nft}
+if [ "$backend" = legacy ] && [ -n "$(header legacy-error-line)" ]; then
+  error_line=$(header legacy-error-line)
+fi
 ref_tool=iptables-$backend-restore
 fr_cmd="$fr"
 [ "$backend" = legacy ] && fr_cmd="$fr --legacy"

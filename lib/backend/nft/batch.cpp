@@ -1,5 +1,4 @@
 #include "fastrestore/nft_batch.h"
-#include "fastrestore/txn_ids.h"
 
 #include <cstdio> // libnftnl headers need FILE
 #include <libnftnl/common.h>
@@ -25,8 +24,8 @@ constexpr size_t kChunkSize = 16 * 1024 * 1024;
 
 } // namespace
 
-Batch::Batch(Family family)
-    : family_(nfproto_of(family)), set_id_(transaction_id_base()) {
+Batch::Batch(Family family, uint32_t id_base)
+    : family_(nfproto_of(family)), set_id_(id_base) {
   nlmsghdr *nlh = nftnl_batch_begin(reserve(), ++seq_);
   chunks_.back().len += nlh->nlmsg_len;
   size_ += nlh->nlmsg_len;

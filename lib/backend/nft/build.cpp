@@ -176,8 +176,8 @@ void emit_op(Batch &b, const Op &op, const std::string &table, Family family,
 
 std::unique_ptr<Batch>
 build_batch(const Plan &plan, Family family,
-            const std::function<void(Batch &)> &before_end) {
-  auto batch = std::make_unique<Batch>(family);
+            const std::function<void(Batch &)> &before_end, uint32_t id_base) {
+  auto batch = std::make_unique<Batch>(family, id_base);
   Batch &b = *batch;
   bool ready = false;
   begin_block(b, plan.table, plan.loc, plan.replace, ready);
