@@ -15,7 +15,6 @@
 
 #include "ebtables_cli.h"
 #include "fastrestore/restore.h"
-#include "fastrestore/version.h"
 #include "program.h"
 #include "snapshot_cli.h"
 
@@ -184,15 +183,13 @@ int cli_main(int argc, char **argv) {
   if (vm.count("legacy"))
     cfg.backend = Backend::legacy;
   if (!backend.empty()) {
-    if (backend != "nft" && backend != "legacy")
+    if (!parse_backend(backend, cfg.backend))
       return command_line_error(program, "--backend takes nft or legacy, "
                                          "not `" +
                                              backend + "'");
-    cfg.backend = backend == "legacy" ? Backend::legacy : Backend::nft;
   }
   if (vm.count("version")) {
-    std::cout << "fastrestore v" << kVersion << " "
-              << backend_label(cfg.backend) << "\n";
+    print_version(cfg.backend);
     return 0;
   }
   cfg.counters = vm.count("counters") > 0;

@@ -206,11 +206,9 @@ int kernel_command(const std::string &table,
   } else if ((flush || zero) && words.size() == 1 && (verbose || listed)) {
     const KernelTable kt = transport->read_table(NFPROTO_BRIDGE, table);
     const BuiltinTable *bt = find_builtin_table(table, Family::bridge);
-    std::vector<const BuiltinChain *> bases;
-    for (int i = 0; bt != nullptr && i < bt->nchains; ++i)
-      bases.push_back(&bt->chains[i]);
-    std::sort(bases.begin(), bases.end(),
-              [](auto *x, auto *y) { return x->hook < y->hook; });
+    const std::vector<const BuiltinChain *> bases =
+        bt != nullptr ? chains_in_hook_order(*bt)
+                      : std::vector<const BuiltinChain *>{};
     std::vector<std::string> users;
     for (const auto &kc : kt.chains)
       if (!kc.base)

@@ -7,6 +7,8 @@
 #include <iostream>
 #include <set>
 
+#include "fastrestore/version.h"
+
 namespace po = boost::program_options;
 
 namespace fastrestore {
@@ -103,6 +105,18 @@ Program identify_program(const char *argv0) {
   if (!kind_found)
     p.name = "fastrestore";
   return p;
+}
+
+void print_version(Backend backend) {
+  std::cout << "fastrestore v" << kVersion << " " << backend_label(backend)
+            << "\n";
+}
+
+bool parse_backend(const std::string &word, Backend &out) {
+  if (word != "nft" && word != "legacy")
+    return false;
+  out = word == "legacy" ? Backend::legacy : Backend::nft;
+  return true;
 }
 
 po::variables_map

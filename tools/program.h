@@ -36,6 +36,12 @@ struct Program {
 
 Program identify_program(const char *argv0);
 
+// "fastrestore vX.Y.Z (nf_tables)" (or "(legacy)") on stdout, for -V.
+void print_version(Backend backend);
+
+// The backend --backend names (nft or legacy); false for another word.
+bool parse_backend(const std::string &word, Backend &out);
+
 // Parses args (without the program name) in Unix style, as getopt_long
 // does: an option given twice takes its last value. Throws po::error.
 boost::program_options::variables_map parse_command_line(

@@ -17,7 +17,6 @@
 #include "../lib/snapshot/snapshot.h"
 #include "fastrestore/diagnostic.h"
 #include "fastrestore/text_save.h"
-#include "fastrestore/version.h"
 #include "program.h"
 
 namespace po = boost::program_options;
@@ -57,12 +56,11 @@ bool take_common(const Program &program, const po::variables_map &vm,
   }
   if (vm.count("backend")) {
     const auto &b = vm["backend"].as<std::string>();
-    if (b != "nft" && b != "legacy") {
+    if (!parse_backend(b, opts.backend)) {
       command_line_error(program,
                          "--backend takes nft or legacy, not `" + b + "'", cmd);
       return false;
     }
-    opts.backend = b == "legacy" ? Backend::legacy : Backend::nft;
     opts.backend_given = true;
   }
   return true;
@@ -82,11 +80,6 @@ bool parse(const Program &program, int argc, char **argv,
     return false;
   }
   return true;
-}
-
-void print_version(Backend backend) {
-  std::cout << "fastrestore v" << kVersion << " " << backend_label(backend)
-            << "\n";
 }
 
 // The text save (iptables-save's output) to stdout, or to FILE with -f.

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "fastrestore/ir.h"
 
@@ -30,5 +31,8 @@ const BuiltinTable *find_builtin_table(std::string_view name,
                                        Family family = Family::ipv4);
 const BuiltinChain *find_builtin_chain(const BuiltinTable &t,
                                        std::string_view chain);
+// The table's built-in chains in hook order, as the iptables and ebtables
+// tools name them (-v listings of flushed chains).
+std::vector<const BuiltinChain *> chains_in_hook_order(const BuiltinTable &t);
 
 } // namespace fastrestore

@@ -360,14 +360,8 @@ private:
   // policy is DROP. The same here, with the same lines on stdout.
   void verbose_preamble(const std::string &table, const Location &loc) {
     KernelTable kt = transport_->read_table(batch_->family(), table);
-    const BuiltinTable *bt = find_builtin_table(table, cfg_.family);
-    std::vector<const BuiltinChain *> bases;
-    for (int i = 0; i < bt->nchains; ++i)
-      bases.push_back(&bt->chains[i]);
-    std::sort(bases.begin(), bases.end(),
-              [](const BuiltinChain *a, const BuiltinChain *b) {
-                return a->hook < b->hook;
-              });
+    const std::vector<const BuiltinChain *> bases =
+        chains_in_hook_order(*find_builtin_table(table, cfg_.family));
     std::vector<const KernelChain *> users;
     for (const auto &kc : kt.chains)
       if (!kc.base)
@@ -440,20 +434,22 @@ private:
       throw Error(std::move(d));
     }
     batch_.reset();
+    reread(*this);
+  }
+
+  // The block's lines read again, as first read, into `sink`.
+  void reread(BlockSink &sink) {
     reparse_block(
         text_, xt_,
         ParseOptions{cfg_.counters, {}, false, cfg_.family == Family::bridge},
-        *this, text_.first() + text_.count() - 1);
+        sink, text_.first() + text_.count() - 1);
   }
 
   // Parses the block's lines again into a whole Block.
   Block replay() {
     Block block;
     BlockCollector collect([&](Block &&b) { block = std::move(b); });
-    reparse_block(
-        text_, xt_,
-        ParseOptions{cfg_.counters, {}, false, cfg_.family == Family::bridge},
-        collect, text_.first() + text_.count() - 1);
+    reread(collect);
     block.family = cfg_.family;
     if (cfg_.family == Family::bridge) {
       // User chain policies were taken from the first reading.

@@ -2,6 +2,8 @@
 
 #include <linux/netfilter.h>
 
+#include <algorithm>
+
 namespace fastrestore {
 namespace {
 
@@ -83,6 +85,17 @@ const BuiltinChain *find_builtin_chain(const BuiltinTable &t,
     if (chain == t.chains[i].name)
       return &t.chains[i];
   return nullptr;
+}
+
+std::vector<const BuiltinChain *> chains_in_hook_order(const BuiltinTable &t) {
+  std::vector<const BuiltinChain *> out;
+  for (int i = 0; i < t.nchains; ++i)
+    out.push_back(&t.chains[i]);
+  std::sort(out.begin(), out.end(),
+            [](const BuiltinChain *a, const BuiltinChain *b) {
+              return a->hook < b->hook;
+            });
+  return out;
 }
 
 } // namespace fastrestore
