@@ -185,6 +185,10 @@ int kernel_command(const std::string &table,
   cfg.command_line = true;
   cfg.input_name = g_self;
   cfg.verbose = verbose ? 1 : 0;
+  if (init && !words.empty())
+    return usage_error("--init-table takes no other command");
+  if (!init && words.empty())
+    return usage_error("no command specified");
   std::unique_ptr<nft::Transport> transport;
   try {
     transport = nft::make_netlink_transport();
@@ -196,10 +200,8 @@ int kernel_command(const std::string &table,
   // With -v, -F and -Z name each chain they touch, and -F of every chain
   // makes the table's missing built-in chains first, as ebtables-nft -v
   // does (it lists them, then flushes what it listed).
-  const bool flush =
-      !init && !words.empty() && (words[0] == "-F" || words[0] == "--flush");
-  const bool zero =
-      !init && !words.empty() && (words[0] == "-Z" || words[0] == "--zero");
+  const bool flush = !init && (words[0] == "-F" || words[0] == "--flush");
+  const bool zero = !init && (words[0] == "-Z" || words[0] == "--zero");
   std::vector<std::string> touched;
   if ((flush || zero) && words.size() == 2) {
     touched.push_back(words[1]);
@@ -226,13 +228,9 @@ int kernel_command(const std::string &table,
     touched.insert(touched.end(), users.begin(), users.end());
   }
   if (init) {
-    if (!words.empty())
-      return usage_error("--init-table takes no other command");
     // An empty block: the table goes, as with ebtables-nft, whose next
     // command makes the built-in chains again, accepting.
   } else {
-    if (words.empty())
-      return usage_error("no command specified");
     cfg.noflush = true;
     unsigned a, b;
     const bool new_chain = words[0] == "-N" || words[0] == "--new-chain";

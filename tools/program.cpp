@@ -35,7 +35,6 @@ bool tool_name(const std::string &name, Program &p) {
   const bool eb = starts_with(name, "ebtables");
   if (!ip4 && !ip6 && !eb)
     return false;
-  p.family = ip6 ? Family::ipv6 : eb ? Family::bridge : Family::ipv4;
   if (ends_with(name, "-save"))
     p.kind = ProgramKind::save;
   else if (ends_with(name, "-restore"))
@@ -43,7 +42,8 @@ bool tool_name(const std::string &name, Program &p) {
   else if (eb && (name == "ebtables" || name == "ebtables-nft"))
     p.kind = ProgramKind::ebtables;
   else
-    return false;
+    return false; // iptables itself, or another name: family left alone
+  p.family = ip6 ? Family::ipv6 : eb ? Family::bridge : Family::ipv4;
   return true;
 }
 

@@ -92,6 +92,12 @@ ln -s "$tmp/libexec/iptables-nft-restore" "$tmp/alt/iptables-restore"
 check "iptables-restore behind an nft link: -V says nf_tables" \
   grep -qF "(nf_tables)" <<< "$("$tmp/sbin/iptables-restore" -V)"
 
+# A name that is no tool's (ip6tables-mine) is fastrestore's own: IPv4
+# unless -6 says otherwise.
+ln -s "$fr" "$tmp/fr/ip6tables-mine"
+out=$(unshare -n sh -c "'$tmp/fr/ip6tables-mine' '$tmp/work/rules' && iptables-nft-save")
+check "a name that is no tool's reads IPv4" grep -q -- "-A INPUT -s 192.0.2.5/32 -j DROP" <<< "$out"
+
 # Under a tool's name, save and commit are file names.
 ln -s "$fr" "$tmp/fr/iptables-restore"
 for file in save commit ebtables; do
