@@ -75,6 +75,7 @@ Program identify_program(const char *argv0) {
   if (path.find('/') == std::string::npos)
     path = search_path(path);
   bool kind_found = tool_name(base_name(argv0), p);
+  bool backend_found = false;
   if (kind_found)
     p.name = base_name(argv0);
   // At most 40 links, as the kernel follows.
@@ -84,9 +85,9 @@ Program identify_program(const char *argv0) {
       kind_found = true;
       p.name = name;
     }
-    if (!p.backend_named && (name.find("-legacy") != std::string::npos ||
-                             name.find("-nft") != std::string::npos)) {
-      p.backend_named = true;
+    if (!backend_found && (name.find("-legacy") != std::string::npos ||
+                           name.find("-nft") != std::string::npos)) {
+      backend_found = true;
       p.backend = name.find("-legacy") != std::string::npos ? Backend::legacy
                                                             : Backend::nft;
     }

@@ -29,9 +29,8 @@ struct Program {
   ProgramKind kind = ProgramKind::fastrestore;
   Family family = Family::ipv4;
   Backend backend = Backend::nft;
-  bool backend_named = false; // a name along the links said -legacy or -nft
-  std::string argv0;          // as given: getopt's messages start with it
-  std::string name;           // the tool name that decided the kind
+  std::string argv0; // as given: getopt's messages start with it
+  std::string name;  // the tool name that decided the kind
 };
 
 Program identify_program(const char *argv0);
