@@ -131,6 +131,7 @@ private:
                         std::vector<Op> &out);
   void keep_policy(const std::string &chain, const Location &loc,
                    std::optional<uint32_t> verdict, std::vector<Op> &out);
+  void plan_user_policy(const Command &cmd, std::vector<Op> &out);
 
   // The --noflush model of the table: the kernel's chains and rules with
   // this block's changes applied. Until a command needs it, changes are

@@ -1,5 +1,5 @@
-// Private to lib/check: how the planners report refused input, and the
-// checks both make on -P.
+// Private to lib/check: how the planners report refused input, the checks
+// both make on -P, and the chain operation OpPlanner's files all build.
 #pragma once
 
 #include <linux/netfilter.h>
@@ -9,6 +9,7 @@
 
 #include "fastrestore/chain_names.h"
 #include "fastrestore/ir.h"
+#include "fastrestore/plan.h"
 #include "fastrestore/tables.h"
 
 namespace fastrestore::check {
@@ -35,6 +36,25 @@ void hold_kernel_refusal(std::optional<Error> &held, F step) {
   d.message = std::move(msg);
   d.code = code;
   throw Error(std::move(d));
+}
+
+[[noreturn]] inline void needs_kernel_rules(const Command &cmd,
+                                            const char *what) {
+  fail(cmd.loc,
+       std::string(what) +
+           " with --noflush needs the contents of the kernel's rules, which "
+           "fastrestore does not read yet",
+       ExitCode::parameter);
+}
+
+// An operation on chain `name` of table `t`, at `loc`.
+inline Op chain_op(OpKind kind, const std::string &name, const Location &loc,
+                   const BuiltinTable &t) {
+  Op op{kind, loc, {}, {}};
+  op.chain.loc = loc;
+  op.chain.name = name;
+  op.chain.builtin = find_builtin_chain(t, name);
+  return op;
 }
 
 // iptables-nft-restore reports these as "line N failed: <reason>", status 1.

@@ -16,6 +16,7 @@
 #include "../ext/eb_parser.h"
 #include "block_text.h"
 #include "coalescer.h"
+#include "fastrestore/bridge_policy.h"
 #include "fastrestore/legacy.h"
 #include "fastrestore/nft_backend.h"
 #include "fastrestore/plan.h"
@@ -93,8 +94,7 @@ public:
     };
     planner_.emplace(table, cfg_.noflush, cfg_.counters, std::move(kernel),
                      cfg_.family, id_base_);
-    eb_policies_.clear();
-    new_chains_.clear();
+    eb_policies_.begin(table);
     batch_ = std::make_unique<nft::Batch>(cfg_.family, id_base_);
     cur_loc_ = loc;
     genid_.reset();
@@ -199,74 +199,12 @@ private:
   // ebtables-nft gives a user chain an ACCEPT or DROP policy as a rule
   // appended to the chain at COMMIT (RETURN is the default).
   bool eb_policy(Block::Entry &e) {
-    if (cfg_.family != Family::bridge)
-      return false;
-    const BuiltinTable *t = find_builtin_table(table_, Family::bridge);
-    if (e.decl && !e.decl->builtin) {
-      const std::string &p = e.decl->policy;
-      if (p != "ACCEPT" && p != "DROP" && p != "RETURN") {
-        Diagnostic d;
-        d.loc = e.decl->loc;
-        d.message = "Can't set policy `" + p + "' on `" + e.decl->name + "'";
-        d.code = ExitCode::format;
-        throw Error(std::move(d));
-      }
-      new_chains_.insert(e.decl->name);
-      set_eb_policy(e.decl->name, p, e.decl->loc);
-      e.decl->policy = "-";
-      return false; // the planner creates the chain
-    }
-    // ebtables-nft gives a chain made with -N the policy ACCEPT.
-    if (e.cmd && e.cmd->kind == CommandKind::new_chain) {
-      new_chains_.insert(e.cmd->chain);
-      set_eb_policy(e.cmd->chain, "ACCEPT", e.cmd->loc);
-      return false;
-    }
-    if (e.cmd && e.cmd->kind == CommandKind::policy &&
-        find_builtin_chain(*t, e.cmd->chain) == nullptr &&
-        (!cfg_.noflush || new_chains_.count(e.cmd->chain))) {
-      set_eb_policy(e.cmd->chain, e.cmd->arg, e.cmd->loc);
-      return true;
-    }
-    if (e.cmd && e.cmd->kind == CommandKind::delete_chain)
-      e.cmd->chain.empty() ? eb_policies_.clear()
-                           : (void)eb_policies_.erase(e.cmd->chain);
-    if (e.cmd && e.cmd->kind == CommandKind::rename_chain) {
-      auto it = eb_policies_.find(e.cmd->chain);
-      if (it != eb_policies_.end()) {
-        auto v = it->second;
-        eb_policies_.erase(it);
-        eb_policies_[e.cmd->arg] = v;
-      }
-    }
-    return false;
-  }
-
-  void set_eb_policy(const std::string &chain, const std::string &policy,
-                     const Location &loc) {
-    // A chain of this block has no policy rule in the kernel yet; an
-    // existing chain's would have to be replaced.
-    if (cfg_.noflush && policy != "RETURN" && !new_chains_.count(chain)) {
-      Diagnostic d;
-      d.loc = loc;
-      d.message = "user chain policies with --noflush are not supported yet";
-      d.code = ExitCode::parameter;
-      throw Error(std::move(d));
-    }
-    if (policy == "RETURN")
-      eb_policies_.erase(chain);
-    else
-      eb_policies_[chain] = {policy, loc};
+    return cfg_.family == Family::bridge && eb_policies_.take(e);
   }
 
   void add_eb_policies(nft::Batch &b) {
-    for (const auto &[chain, pl] : eb_policies_) {
-      Rule r;
-      r.loc = pl.second;
-      r.verdict = pl.first == "ACCEPT" ? Verdict::accept : Verdict::drop;
-      r.eb.policy_rule = true;
-      b.add_rule(NLM_F_CREATE | NLM_F_APPEND, r, cfg_.family, table_, chain);
-    }
+    for (const auto &[chain, rule] : eb_policies_.rules())
+      b.add_rule(NLM_F_CREATE | NLM_F_APPEND, rule, cfg_.family, table_, chain);
   }
 
   // --all-or-nothing holds the earlier blocks, so the kernel does not yet
@@ -451,21 +389,8 @@ private:
     BlockCollector collect([&](Block &&b) { block = std::move(b); });
     reread(collect);
     block.family = cfg_.family;
-    if (cfg_.family == Family::bridge) {
-      // User chain policies were taken from the first reading.
-      const BuiltinTable *t = find_builtin_table(table_, Family::bridge);
-      auto &es = block.entries;
-      es.erase(std::remove_if(es.begin(), es.end(),
-                              [&](const Block::Entry &e) {
-                                return e.cmd &&
-                                       e.cmd->kind == CommandKind::policy &&
-                                       !find_builtin_chain(*t, e.cmd->chain);
-                              }),
-               es.end());
-      for (auto &e : es)
-        if (e.decl && !e.decl->builtin)
-          e.decl->policy = "-";
-    }
+    if (cfg_.family == Family::bridge)
+      EbPolicies::strip(block, table_);
     return block;
   }
 
@@ -483,8 +408,7 @@ private:
   bool needs_model_ = false;
   std::optional<Error> deferred_;       // the block's first planning error
   std::optional<Error> kernel_refusal_; // ... of those left to the kernel
-  std::map<std::string, std::pair<std::string, Location>> eb_policies_;
-  std::set<std::string> new_chains_;
+  EbPolicies eb_policies_{cfg_.noflush};
   Location cur_loc_;              // the entry being planned
   std::optional<uint32_t> genid_; // the generation this block read
   int retries_ = 0;

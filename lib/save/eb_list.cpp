@@ -20,6 +20,7 @@
 #include "../backend/nft/dumper.h"
 #include "../ext/eb_parser.h"
 #include "fastrestore/diagnostic.h"
+#include "fastrestore/bridge_policy.h"
 #include "fastrestore/plugin_failure.h"
 #include "fastrestore/tables.h"
 #include "kernel_rules.h"
@@ -82,12 +83,12 @@ int list(const EbListOptions &opts) {
   // listing shows for base chains only), and it is not listed.
   for (auto *c : v.chains) {
     auto &rules = l.rules[c];
-    uint32_t verdict = 0;
-    if (!rules.empty() && save::is_policy_rule(rules.back(), verdict)) {
-      c->has_policy = true;
-      c->policy = verdict;
-      rules.pop_back();
-    }
+    if (!rules.empty())
+      if (auto verdict = nft::eb_policy_verdict(rules.back())) {
+        c->has_policy = true;
+        c->policy = *verdict;
+        rules.pop_back();
+      }
   }
   std::vector<save::KernelChain *> chains;
   for (auto *c : v.chains)

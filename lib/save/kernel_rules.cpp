@@ -283,63 +283,6 @@ TableSets read_sets(Family family) {
   return out;
 }
 
-bool is_policy_rule(const nlmsghdr *m, uint32_t &verdict) {
-  const nlattr *udata = nullptr, *exprs = nullptr;
-  nft::each_top(m, [&](const nlattr *a) {
-    if (mnl_attr_get_type(a) == NFTA_RULE_USERDATA)
-      udata = a;
-    else if (mnl_attr_get_type(a) == NFTA_RULE_EXPRESSIONS)
-      exprs = a;
-  });
-  if (udata == nullptr || exprs == nullptr)
-    return false;
-  // The user data's TLVs: type 1 (UDATA_TYPE_EBTABLES_POLICY) holds 1.
-  const auto *p = static_cast<const uint8_t *>(mnl_attr_get_payload(udata));
-  const uint32_t n = mnl_attr_get_payload_len(udata);
-  bool marked = false;
-  for (uint32_t i = 0; i + 2 <= n; i += 2 + p[i + 1]) {
-    const uint8_t type = p[i], len = p[i + 1];
-    if (i + 2 + len > n)
-      return false;
-    if (type == 0 && (len == 0 || p[i + 2 + len - 1] != '\0'))
-      return false; // a malformed comment fails the whole parse
-    if (type == 1 && len >= 4) {
-      uint32_t v;
-      std::memcpy(&v, p + i + 2, 4);
-      marked = v == 1;
-    }
-  }
-  if (!marked)
-    return false;
-  int index = 0;
-  bool ok = false;
-  nft::each_nested(exprs, [&](const nlattr *elem) {
-    ExprReader e(elem);
-    if (index == 0)
-      ok = e.name() == "counter";
-    else if (index == 1 && ok) {
-      ok = false;
-      if (e.name() != "immediate")
-        return;
-      const nlattr *d = e.attr(NFTA_IMMEDIATE_DATA);
-      if (d == nullptr)
-        return;
-      nft::each_nested(d, [&](const nlattr *v) {
-        if (mnl_attr_get_type(v) != NFTA_DATA_VERDICT)
-          return;
-        nft::each_nested(v, [&](const nlattr *x) {
-          if (mnl_attr_get_type(x) == NFTA_VERDICT_CODE) {
-            verdict = ntohl(mnl_attr_get_u32(x));
-            ok = verdict == NF_ACCEPT || verdict == NF_DROP;
-          }
-        });
-      });
-    }
-    ++index;
-  });
-  return ok && index >= 2;
-}
-
 void warn_legacy_tables(Family family) {
   if (family == Family::bridge)
     return;

@@ -122,10 +122,6 @@ void read_set_elements(const nlmsghdr *m, SetInfo &info);
 using TableSets = std::map<std::string, std::map<std::string, SetInfo>>;
 TableSets read_sets(Family family);
 
-// ebtables-nft's reading of a chain's policy: a last rule marked as the
-// policy rule (a counter, then ACCEPT or DROP). Sets `verdict`.
-bool is_policy_rule(const nlmsghdr *m, uint32_t &verdict);
-
 // iptables-nft-save's warning that legacy tables exist in this namespace.
 void warn_legacy_tables(Family family);
 

@@ -15,6 +15,7 @@
 
 #include "../ext/eb_parser.h"
 #include "decode.h"
+#include "fastrestore/bridge_policy.h"
 #include "fastrestore/tables.h"
 #include "fastrestore/version.h"
 #include "fastrestore/xt_parser.h"
@@ -135,12 +136,12 @@ private:
       std::vector<char> buf = stream.take(job++);
       std::vector<const nlmsghdr *> rules;
       each_message(buf, [&](const nlmsghdr *m) { rules.push_back(m); });
-      uint32_t verdict = 0;
-      if (bridge_ && !rules.empty() && is_policy_rule(rules.back(), verdict)) {
-        c->has_policy = true;
-        c->policy = verdict;
-        rules.pop_back();
-      }
+      if (bridge_ && !rules.empty())
+        if (auto verdict = nft::eb_policy_verdict(rules.back())) {
+          c->has_policy = true;
+          c->policy = *verdict;
+          rules.pop_back();
+        }
       for (const nlmsghdr *m : rules) {
         if (!compatible)
           break;

@@ -20,6 +20,7 @@
 #include <cstring>
 #include <memory>
 
+#include "fastrestore/bridge_policy.h"
 #include "fastrestore/ext.h"
 
 namespace fastrestore::nft {
@@ -253,9 +254,8 @@ void encode_rule(nlmsghdr *nlh, const Rule &rule, Family family,
   }
   mnl_attr_nest_end(nlh, exprs);
   if (family == Family::bridge && rule.eb.policy_rule) {
-    // ebtables-nft's user data: type 1 (policy), length 4, value 1.
-    static const uint8_t udata[] = {1, 4, 1, 0, 0, 0};
-    mnl_attr_put(nlh, NFTA_RULE_USERDATA, sizeof(udata), udata);
+    mnl_attr_put(nlh, NFTA_RULE_USERDATA, sizeof(kEbPolicyUserData),
+                 kEbPolicyUserData);
   }
   nlattr *compat = mnl_attr_nest_start(nlh, NFTA_RULE_COMPAT);
   mnl_attr_put_u32(nlh, NFTA_RULE_COMPAT_PROTO, htonl(proto));

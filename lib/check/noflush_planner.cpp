@@ -1,0 +1,377 @@
+// OpPlanner's --noflush commands (see plan.h): commands by position or by
+// rule specification, -F/-X without a chain, -Z, -E, against the model
+// of the kernel's table, which is read once, when a command first needs
+// it, with the block's earlier changes replayed onto it.
+#include <linux/netfilter.h>
+
+#include <algorithm>
+
+#include "check_errors.h"
+#include "fastrestore/plan.h"
+
+namespace fastrestore {
+
+using check::chain_op;
+using check::check_rename_target;
+using check::fail;
+using check::line_failed;
+using check::needs_kernel_rules;
+
+void OpPlanner::plan_noflush(Command &cmd, std::vector<Op> &out) {
+  switch (cmd.kind) {
+  case CommandKind::append:
+    check_jumps(cmd);
+    ensure_base(cmd, out);
+    require_chain(cmd);
+    if (!append_before_policy(cmd, out))
+      add_rules(cmd, out);
+    break;
+  case CommandKind::insert:
+    check_jumps(cmd);
+    ensure_base(cmd, out);
+    if (cmd.rulenum == 1) {
+      require_chain(cmd);
+      add_rules(cmd, out);
+    } else
+      plan_positional(cmd, out);
+    break;
+  case CommandKind::remove_num:
+  case CommandKind::replace:
+  case CommandKind::rename_chain:
+    if (cmd.kind == CommandKind::rename_chain)
+      kernel_chains_.clear(); // a jump target may be gone
+    else
+      check_jumps(cmd);
+    plan_positional(cmd, out);
+    break;
+  case CommandKind::new_chain:
+    // iptables-nft and ebtables-nft look the chain up before they add it.
+    if (find_builtin_chain(*table_, cmd.chain) || chain_exists_now(cmd.chain))
+      line_failed(cmd.loc, "Chain already exists.");
+    known_.insert(cmd.chain);
+    out.push_back(chain_op(OpKind::chain_new, cmd.chain, cmd.loc, *table_));
+    record(Event::create, cmd.chain);
+    break;
+  case CommandKind::flush:
+  case CommandKind::delete_chain: {
+    const bool flush = cmd.kind == CommandKind::flush;
+    if (!flush)
+      kernel_chains_.clear(); // a jump target may be gone
+    if (cmd.chain.empty()) {
+      // Every chain (-F), or every user chain and every idle base chain
+      // (-X), as iptables-nft does.
+      auto &m = model(cmd);
+      for (const auto &name : std::vector<std::string>(model_order_)) {
+        auto it = m.find(name);
+        if (it == m.end())
+          continue;
+        const Chain &c = it->second;
+        if (!flush && c.base && (!c.rules.empty() || !c.accept))
+          continue;
+        if (!flush)
+          drop_policy_rule(name, it->second, cmd.loc, out);
+        Op op = chain_op(flush ? OpKind::chain_flush : OpKind::chain_delete,
+                         name, cmd.loc, *table_);
+        op.chain_handle = c.handle;
+        out.push_back(std::move(op));
+        const auto policy = flush && family_ == Family::bridge && !c.base
+                                ? policy_of(c)
+                                : std::nullopt;
+        record(flush ? Event::flush : Event::remove, name);
+        keep_policy(name, cmd.loc, policy, out);
+      }
+      break;
+    }
+    if (flush)
+      ensure_base(cmd, out);
+    require_chain(cmd);
+    if (!flush)
+      kernel_chains_.erase(cmd.chain);
+    Op op = chain_op(flush ? OpKind::chain_flush : OpKind::chain_delete,
+                     cmd.chain, cmd.loc, *table_);
+    if (!flush && find_builtin_chain(*table_, cmd.chain)) {
+      // An empty base chain may go; one with rules may not.
+      const Chain &c = model_chain(cmd);
+      if (!c.rules.empty())
+        line_failed(cmd.loc, "Directory not empty.");
+    }
+    if (!flush && model_) {
+      auto it = model_->find(cmd.chain);
+      if (it != model_->end())
+        op.chain_handle = it->second.handle;
+    }
+    std::optional<uint32_t> policy;
+    if (flush && family_ == Family::bridge &&
+        !find_builtin_chain(*table_, cmd.chain))
+      policy = policy_of(model_chain(cmd));
+    if (!flush && family_ == Family::bridge &&
+        !find_builtin_chain(*table_, cmd.chain))
+      drop_policy_rule(cmd.chain, model_chain(cmd), cmd.loc, out);
+    out.push_back(std::move(op));
+    record(flush ? Event::flush : Event::remove, cmd.chain);
+    keep_policy(cmd.chain, cmd.loc, policy, out);
+    break;
+  }
+  case CommandKind::policy:
+    if (family_ == Family::bridge && !find_builtin_chain(*table_, cmd.chain))
+      plan_user_policy(cmd, out);
+    else
+      plan_policy(cmd, out);
+    break;
+  case CommandKind::remove:
+  case CommandKind::check:
+    check_jumps(cmd);
+    plan_by_spec(cmd, out);
+    break;
+  case CommandKind::zero:
+    check::refuse_zero_rule(cmd);
+    plan_zero(cmd, out);
+    break;
+  case CommandKind::none:
+    break;
+  }
+}
+
+void OpPlanner::plan_positional(const Command &cmd, std::vector<Op> &out) {
+  auto &m = model(cmd);
+  if (cmd.kind == CommandKind::rename_chain) {
+    auto it = m.find(cmd.chain);
+    if (it == m.end() || it->second.base)
+      line_failed(cmd.loc, "No chain/target/match by that name.");
+    if (m.count(cmd.arg) || find_builtin_chain(*table_, cmd.arg))
+      line_failed(cmd.loc, "File exists.");
+    check_rename_target(cmd);
+    if (it->second.handle == 0)
+      fail(cmd.loc,
+           "cannot rename chain '" + cmd.chain +
+               "' in the block that created it with --noflush",
+           ExitCode::parameter);
+    Op op = chain_op(OpKind::chain_rename, cmd.chain, cmd.loc, *table_);
+    op.chain_handle = it->second.handle;
+    op.new_name = cmd.arg;
+    out.push_back(std::move(op));
+    Chain moved = std::move(it->second);
+    m.erase(it);
+    m.emplace(cmd.arg, std::move(moved));
+    for (auto &n : model_order_)
+      if (n == cmd.chain)
+        n = cmd.arg;
+    known_.erase(cmd.chain);
+    known_.insert(cmd.arg);
+    return;
+  }
+  Chain &c = model_chain(cmd);
+  // A bridge user chain's policy rule is not one of its rules to count.
+  const bool policy = family_ == Family::bridge &&
+                      !find_builtin_chain(*table_, cmd.chain) &&
+                      policy_of(c).has_value();
+  const size_t n = cmd.rulenum, len = c.rules.size() - (policy ? 1 : 0);
+  auto new_rule = [&](OpKind kind, const Rule &r) {
+    Op op{kind, cmd.loc, {}, r};
+    op.chain.name = cmd.chain;
+    op.id = ++next_id_;
+    return op;
+  };
+  switch (cmd.kind) {
+  case CommandKind::insert:
+    if (n > len + 1)
+      line_failed(cmd.loc, "Index of insertion too big.");
+    // Each rule goes to position n in turn (several addresses end up in
+    // reverse order, as with iptables).
+    for (const auto &r : cmd.rules) {
+      const bool at_end = !policy && n == c.rules.size() + 1;
+      Op op = new_rule(
+          at_end ? OpKind::rule_append : OpKind::rule_insert_before, r);
+      if (!at_end)
+        op.ref = c.rules[n - 1];
+      c.rules.insert(c.rules.begin() + (n - 1), RuleRef{0, op.id});
+      out.push_back(std::move(op));
+    }
+    break;
+  case CommandKind::remove_num: {
+    if (n > len)
+      line_failed(cmd.loc, "Index of deletion too big.");
+    Op op = chain_op(OpKind::rule_delete, cmd.chain, cmd.loc, *table_);
+    op.ref = c.rules[n - 1];
+    c.rules.erase(c.rules.begin() + (n - 1));
+    out.push_back(std::move(op));
+    break;
+  }
+  case CommandKind::replace: {
+    if (n > len)
+      line_failed(cmd.loc, "Index of replacement too big.");
+    RuleRef old = c.rules[n - 1];
+    Op op = new_rule(OpKind::rule_replace, cmd.rules.front());
+    op.ref = old;
+    if (old.handle == 0) {
+      // A rule of this batch has no handle: delete it, insert in its place.
+      Op del = chain_op(OpKind::rule_delete, cmd.chain, cmd.loc, *table_);
+      del.ref = old;
+      out.push_back(std::move(del));
+      op.kind = n < len ? OpKind::rule_insert_before : OpKind::rule_append;
+      op.ref = n < len ? c.rules[n] : RuleRef{};
+    }
+    c.rules[n - 1] = RuleRef{0, op.id};
+    out.push_back(std::move(op));
+    break;
+  }
+  default:
+    break;
+  }
+}
+
+const std::string &OpPlanner::signature(const RuleRef &ref) {
+  auto key = std::make_pair(ref.handle, ref.id);
+  auto it = sigs_.find(key);
+  if (it != sigs_.end())
+    return it->second;
+  std::string sig;
+  if (ref.handle) {
+    auto m = kernel_msgs_.find(ref.handle);
+    if (m != kernel_msgs_.end() && kernel_.sign_message)
+      sig = kernel_.sign_message(m->second);
+  } else if (kernel_.sign_batch_rule) {
+    sig = kernel_.sign_batch_rule(ref.id);
+  }
+  return sigs_.emplace(key, std::move(sig)).first->second;
+}
+
+// -D and -C by rule specification: the first rule of the chain with the
+// same signature.
+void OpPlanner::plan_by_spec(const Command &cmd, std::vector<Op> &out) {
+  if (!kernel_.sign_rule || !kernel_.sign_message || !kernel_.sign_batch_rule)
+    needs_kernel_rules(cmd, cmd.kind == CommandKind::check
+                                ? "-C"
+                                : "-D with a rule specification");
+  Chain &c = model_chain(cmd);
+  for (const auto &r : cmd.rules) {
+    const std::string want = kernel_.sign_rule(r);
+    auto it =
+        std::find_if(c.rules.begin(), c.rules.end(), [&](const RuleRef &ref) {
+          return signature(ref) == want;
+        });
+    if (it == c.rules.end())
+      line_failed(cmd.loc,
+                  "Bad rule (does a matching rule exist in that chain?).");
+    if (cmd.kind == CommandKind::remove) {
+      Op op = chain_op(OpKind::rule_delete, cmd.chain, cmd.loc, *table_);
+      op.ref = *it;
+      out.push_back(std::move(op));
+      c.rules.erase(it);
+    }
+  }
+}
+
+// -Z: base chain counters, and every rule the kernel holds written again
+// with its counters at zero (as iptables-nft does).
+void OpPlanner::plan_zero(const Command &cmd, std::vector<Op> &out) {
+  auto &m = model(cmd);
+  std::vector<std::string> names;
+  if (cmd.chain.empty()) {
+    names = model_order_;
+  } else {
+    model_chain(cmd);
+    names.push_back(cmd.chain);
+  }
+  for (const auto &name : names) {
+    auto it = m.find(name);
+    if (it == m.end())
+      continue;
+    if (it->second.base) {
+      Op op = chain_op(OpKind::chain_update, name, cmd.loc, *table_);
+      op.chain.counters = true;
+      out.push_back(std::move(op));
+    }
+    for (const auto &ref : it->second.rules) {
+      auto msg = kernel_msgs_.find(ref.handle);
+      if (ref.handle == 0 || msg == kernel_msgs_.end())
+        continue;
+      Op op = chain_op(OpKind::rule_zero, name, cmd.loc, *table_);
+      op.ref = ref;
+      op.message = msg->second;
+      out.push_back(std::move(op));
+    }
+  }
+}
+
+void OpPlanner::record(Event ev, const std::string &chain, uint32_t id) {
+  if (model_)
+    apply(ev, chain, id);
+  else
+    log_.emplace_back(ev, chain, id);
+}
+
+void OpPlanner::apply(Event ev, const std::string &chain, uint32_t id) {
+  auto &m = *model_;
+  auto it = m.find(chain);
+  switch (ev) {
+  case Event::create:
+    if (it == m.end()) {
+      Chain c;
+      c.base = find_builtin_chain(*table_, chain) != nullptr;
+      m.emplace(chain, std::move(c));
+      model_order_.push_back(chain);
+    }
+    break;
+  case Event::remove:
+    if (it != m.end()) {
+      m.erase(it);
+      model_order_.erase(
+          std::find(model_order_.begin(), model_order_.end(), chain));
+    }
+    break;
+  case Event::flush:
+    if (it != m.end())
+      it->second.rules.clear();
+    break;
+  case Event::policy:
+    if (it != m.end())
+      it->second.accept = id == NF_ACCEPT;
+    break;
+  case Event::append:
+  case Event::insert_head:
+    if (it == m.end())
+      break; // the kernel will refuse the rule
+    if (ev == Event::append)
+      it->second.rules.push_back(RuleRef{0, id});
+    else
+      it->second.rules.insert(it->second.rules.begin(), RuleRef{0, id});
+    break;
+  }
+}
+
+std::map<std::string, OpPlanner::Chain> &OpPlanner::model(const Command &cmd) {
+  if (model_)
+    return *model_;
+  if (!kernel_.read)
+    needs_kernel_rules(cmd, "this command");
+  KernelTable kt = kernel_.read();
+  model_.emplace();
+  for (const auto &kc : kt.chains) {
+    Chain c;
+    c.base = kc.base;
+    c.accept = kc.accept;
+    c.handle = kc.handle;
+    for (size_t i = 0; i < kc.rules.size(); ++i) {
+      c.rules.push_back(RuleRef{kc.rules[i], 0});
+      if (i < kc.messages.size())
+        kernel_msgs_.emplace(kc.rules[i], kc.messages[i]);
+    }
+    model_->emplace(kc.name, std::move(c));
+    model_order_.push_back(kc.name);
+  }
+  for (const auto &[ev, chain, id] : log_)
+    apply(ev, chain, id);
+  log_.clear();
+  return *model_;
+}
+
+OpPlanner::Chain &OpPlanner::model_chain(const Command &cmd) {
+  auto &m = model(cmd);
+  auto it = m.find(cmd.chain);
+  if (it == m.end())
+    line_failed(cmd.loc, "No chain/target/match by that name.");
+  return it->second;
+}
+
+} // namespace fastrestore
