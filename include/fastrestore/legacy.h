@@ -8,16 +8,15 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <vector>
 
 #include "fastrestore/ir.h"
-#include "fastrestore/restore_parser.h"
 
 namespace fastrestore {
 
 struct RestoreConfig;
+class BlockSource;
 
 namespace legacy {
 
@@ -34,25 +33,12 @@ size_t basic_entry_size(const BasicAppend &a, Family family);
 size_t build_basic_entry(const BasicAppend &a, Family family,
                          unsigned char *out);
 
-// Finds the input line that makes the kernel refuse a table, or 0, and
-// puts the line's text in `source`.
-using Locator = std::function<int(std::string &source)>;
-
-// A BlockSink that applies each block through libiptc and commits it. When
-// the kernel refuses a replaced table, `locate` (if set) names the line.
-std::unique_ptr<BlockSink> make_block_writer(const RestoreConfig &cfg,
-                                             Locator locate = {});
-
 // The line of a block whose table the kernel refuses, or 0 when it cannot
 // be told (no namespace, a block too large to search): in a child in a
-// private network namespace, growing prefixes of the block are loaded
-// (bisecting) until the first one the kernel refuses. The block's lines
-// are first..first+count-1 (its table line first, its COMMIT last);
-// load_prefix(sink, k) feeds the table line, the k lines after it and the
-// COMMIT into sink.
-using PrefixLoader = std::function<void(BlockSink &sink, int k)>;
-int locate_refused_line(const RestoreConfig &cfg, int first, int count,
-                        const PrefixLoader &load_prefix);
+// private network namespace, growing prefixes of the block (read again
+// from `block`) are loaded, bisecting, until the first one the kernel
+// refuses.
+int locate_refused_line(const RestoreConfig &cfg, const BlockSource &block);
 
 } // namespace legacy
 } // namespace fastrestore

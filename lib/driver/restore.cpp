@@ -1,13 +1,8 @@
 #include "fastrestore/restore.h"
 
-#include <linux/netfilter/nf_tables.h>
-#include <linux/netlink.h>
-
-#include <algorithm>
 #include <cstdio>
-#include <optional>
+#include <functional>
 #include <ostream>
-#include <set>
 #include <system_error>
 
 #include <sys/stat.h>
@@ -15,16 +10,10 @@
 
 #include "../ext/eb_parser.h"
 #include "block_text.h"
-#include "coalescer.h"
-#include "fastrestore/bridge_policy.h"
-#include "fastrestore/legacy.h"
-#include "fastrestore/nft_backend.h"
-#include "fastrestore/plan.h"
+#include "fastrestore/block_source.h"
 #include "fastrestore/plugin_failure.h"
 #include "fastrestore/restore_parser.h"
-#include "fastrestore/rule_print.h"
-#include "fastrestore/rule_signature.h"
-#include "fastrestore/tables.h"
+#include "fastrestore/restore_writer.h"
 #include "fastrestore/xt_parser.h"
 #include "line_reader.h"
 #include "prescan.h"
@@ -34,401 +23,36 @@
 namespace fastrestore {
 namespace {
 
-// Encodes each entry of a block into its batch as it is read, and commits
-// at COMMIT. A table replacement that uses a command needing the
-// whole-block model (-D, -R, -I N, -E, ...) is parsed again from its text
-// and planned as a whole.
-class BlockWriter : public BlockSink {
+// The block being read (BlockText), read again through the parser.
+class TextSource : public BlockSource {
 public:
-  BlockWriter(const RestoreConfig &cfg, nft::Transport *transport,
-              RuleParser &xt, const BlockText &text, Coalescer *coalescer)
-      : cfg_(cfg), transport_(transport), xt_(xt), text_(text),
-        coalescer_(coalescer) {}
+  TextSource(const BlockText &text, RuleParser &xt, const RestoreConfig &cfg)
+      : text_(text), xt_(xt), opts_{cfg.counters,
+                                    {},
+                                    false,
+                                    cfg.family == Family::bridge,
+                                    cfg.backend == Backend::legacy} {}
 
-  void begin(const std::string &table, const Location &loc) override {
-    table_ = table;
-    loc_ = loc;
-    const bool hold = coalescer_ != nullptr && coalescer_->holds_all();
-    id_base_ = 0;
-    if (coalescer_ != nullptr) {
-      // Only --noflush blocks join a group; a table replacement goes alone
-      // (with --all-or-nothing every block is held).
-      if (cfg_.noflush || hold)
-        id_base_ = coalescer_->id_base();
-      else
-        coalescer_->flush();
-    }
-    KernelAccess kernel;
-    if (transport_ != nullptr) {
-      // What the kernel holds is read after the pending blocks are in.
-      kernel.read = [this, table, hold] {
-        if (hold && coalescer_->pending_table(table))
-          refuse_held_read(table);
-        if (coalescer_ != nullptr && !hold)
-          coalescer_->flush();
-        note_generation();
-        return transport_->read_table(batch_->family(), table);
-      };
-      kernel.chain_exists = [this, table, hold](const std::string &chain) {
-        const std::string key = chain_key(chain);
-        if (coalescer_ != nullptr && coalescer_->known_chain(key))
-          return true;
-        if (hold && doubtful_tables_.count(table))
-          refuse_held_read(table);
-        // No generation for this answer: a plan made from it is checked by
-        // the kernel itself (a chain made twice, or gone, is an error).
-        if (coalescer_ != nullptr && !hold)
-          coalescer_->flush();
-        bool found = transport_->chain_exists(batch_->family(), table, chain);
-        if (found && coalescer_ != nullptr)
-          coalescer_->note_chain(key);
-        return found;
-      };
-    }
-    kernel.sign_message = [](std::string_view m) { return rule_signature(m); };
-    kernel.sign_batch_rule = [this](uint32_t id) {
-      return rule_signature(batch_->rule_message(id));
-    };
-    kernel.sign_rule = [family = cfg_.family](const Rule &r) {
-      return rule_signature(r, family);
-    };
-    planner_.emplace(table, cfg_.noflush, cfg_.counters, std::move(kernel),
-                     cfg_.family, id_base_);
-    eb_policies_.begin(table);
-    batch_ = std::make_unique<nft::Batch>(cfg_.family, id_base_);
-    cur_loc_ = loc;
-    genid_.reset();
-    if (cfg_.verbose && !cfg_.noflush && transport_ != nullptr) {
-      if (hold && coalescer_->pending_table(table))
-        refuse_held_read(table);
-      note_generation();
-      verbose_preamble(table, loc);
-    } else
-      nft::begin_block(*batch_, table, loc, !cfg_.noflush, table_ready_);
-    needs_model_ = false;
-    deferred_.reset();
-    kernel_refusal_.reset();
+  int first() const override { return text_.first(); }
+  int count() const override { return text_.count(); }
+  std::string line(int n) const override { return text_.line(n); }
+  void
+  each(int from, int to,
+       const std::function<void(std::string_view, int)> &fn) const override {
+    text_.each(from, to, fn);
   }
-
-  void declare(ChainDecl &&d) override {
-    add(Block::Entry{std::move(d), std::nullopt});
+  void reread(BlockSink &sink) const override {
+    reparse_block(text_, xt_, opts_, sink, first() + count() - 1);
   }
-
-  void command(Command &&c) override {
-    add(Block::Entry{std::nullopt, std::move(c)});
-  }
-
-  void commit(const Location &loc) override {
-    if (!deferred_ && kernel_refusal_)
-      deferred_ = std::move(kernel_refusal_);
-    kernel_refusal_.reset();
-    if (deferred_) {
-      batch_.reset();
-      Error e = std::move(*deferred_);
-      deferred_.reset();
-      throw e;
-    }
-    if (needs_model_) {
-      Plan plan =
-          plan_block(replay(), cfg_.noflush, cfg_.counters, {}, id_base_);
-      batch_ = nft::build_batch(
-          plan, cfg_.family, [this](nft::Batch &b) { add_eb_policies(b); },
-          id_base_);
-    } else {
-      add_eb_policies(*batch_);
-      batch_->finish();
-    }
-    if (!cfg_.test) {
-      // Small blocks join the group (with their lines, for a message);
-      // with --all-or-nothing every block does.
-      const bool hold = coalescer_ != nullptr && coalescer_->holds_all();
-      if (hold && genid_)
-        coalescer_->note_generation(*genid_);
-      // A block planned from what the kernel holds goes alone, sent with
-      // the generation it read (see retry_block).
-      if (coalescer_ != nullptr &&
-          (hold || (cfg_.noflush && !genid_ && text_.count() <= 1000))) {
-        std::vector<std::string> lines;
-        if (text_.count() <= 1000)
-          text_.each(loc_.line, loc.line,
-                     [&](std::string_view l, int) { lines.emplace_back(l); });
-        coalescer_->add(std::move(batch_), table_, loc_.line, loc.line,
-                        std::move(lines));
-      } else {
-        if (coalescer_ != nullptr)
-          coalescer_->flush();
-        try {
-          nft::commit_batch(*batch_, *transport_, genid_ ? &*genid_ : nullptr);
-        } catch (const nft::GenerationChanged &) {
-          retry_block(loc);
-          return;
-        }
-      }
-    }
-    retries_ = 0;
-    batch_.reset();
+  void reread_prefix(BlockSink &sink, int k) const override {
+    reparse_block(text_, xt_, opts_, sink, first() + k, first() + count() - 1);
   }
 
 private:
-  std::string chain_key(const std::string &chain) const {
-    return std::to_string(static_cast<int>(cfg_.family)) + "/" + table_ + "/" +
-           chain;
-  }
-
-  // Keeps the coalescer's view of which chains exist: a base chain this
-  // block makes exists once the group is in; a deleted or renamed chain
-  // makes every earlier answer doubtful.
-  void note_chains(const Op &op) {
-    switch (op.kind) {
-    case OpKind::chain_update:
-    case OpKind::chain_create:
-    case OpKind::chain_restore:
-    case OpKind::chain_new:
-      coalescer_->note_chain(chain_key(op.chain.name));
-      break;
-    case OpKind::chain_delete:
-    case OpKind::chain_rename:
-      coalescer_->forget_chains();
-      doubtful_tables_.insert(table_);
-      break;
-    default:
-      break;
-    }
-  }
-
-  // ebtables-nft gives a user chain an ACCEPT or DROP policy as a rule
-  // appended to the chain at COMMIT (RETURN is the default).
-  bool eb_policy(Block::Entry &e) {
-    return cfg_.family == Family::bridge && eb_policies_.take(e);
-  }
-
-  void add_eb_policies(nft::Batch &b) {
-    for (const auto &[chain, rule] : eb_policies_.rules())
-      b.add_rule(NLM_F_CREATE | NLM_F_APPEND, rule, cfg_.family, table_, chain);
-  }
-
-  // --all-or-nothing holds the earlier blocks, so the kernel does not yet
-  // hold what they do to `table`: a command that needs the kernel's view of
-  // it cannot be planned.
-  [[noreturn]] void refuse_held_read(const std::string &table) {
-    Diagnostic d;
-    d.loc = cur_loc_;
-    d.message = "--all-or-nothing: this needs the kernel's rules of table " +
-                table +
-                ", which an earlier block of this input changes; "
-                "nothing was changed";
-    d.code = ExitCode::parameter;
-    throw Error(std::move(d));
-  }
-
-  void add(Block::Entry &&e) {
-    cur_loc_ = e.decl ? e.decl->loc : e.cmd ? e.cmd->loc : cur_loc_;
-    ops_.clear();
-    bool planned = false;
-    if (hold_refusal([&] { planned = plan(std::move(e)); }))
-      check_encoding(e);
-    if (!planned)
-      return;
-    // Encoding refusals are iptables-nft's parse errors: not held.
-    for (const auto &op : ops_) {
-      if (coalescer_ != nullptr)
-        note_chains(op);
-      // ebtables -v -A (a --noflush block of one command) prints the rule
-      // too.
-      if (cfg_.verbose && (!cfg_.noflush || cfg_.command_line) &&
-          (op.kind == OpKind::rule_append || op.kind == OpKind::rule_insert ||
-           (cfg_.command_line && op.kind == OpKind::rule_insert_before)))
-        print_rule_verbose(op.rule, cfg_.family);
-      nft::emit_op(*batch_, op, table_, cfg_.family, loc_, table_ready_);
-    }
-  }
-
-  // Plans `e` into ops_; false when there is nothing to encode now.
-  bool plan(Block::Entry &&e) {
-    if (needs_model_) {
-      eb_policy(e); // the model replays the block, policies included
-      return false;
-    }
-    if (eb_policy(e))
-      return false;
-    if (!planner_->add(std::move(e), ops_)) {
-      needs_model_ = true;
-      batch_.reset();
-      return false;
-    }
-    return true;
-  }
-
-  // A rule whose command was refused (held for COMMIT) is still encoded,
-  // into a batch that is thrown away: iptables-nft builds a rule's
-  // expressions when it parses the line, so an encoding error (TCP match
-  // requires '-p tcp') comes before the refusal, at its line. The planner
-  // refuses before it takes the entry's rules.
-  void check_encoding(const Block::Entry &e) {
-    if (!e.cmd || e.cmd->rules.empty())
-      return;
-    nft::Batch scratch(cfg_.family);
-    for (const Rule &r : e.cmd->rules)
-      scratch.add_rule(0, r, cfg_.family, table_, e.cmd->chain);
-  }
-
-  // iptables-nft carries out a block's commands at COMMIT, after it has
-  // parsed every line: a planning refusal waits for the later lines' parse
-  // errors, and what iptables-nft leaves to the kernel (status 4) comes
-  // after its own refusals. The first of each is kept for commit().
-  // Returns whether step was refused.
-  template <class F> bool hold_refusal(F step) {
-    try {
-      step();
-    } catch (Error &err) {
-      if (err.diag().code != ExitCode::kernel) {
-        if (!deferred_)
-          deferred_ = std::move(err);
-      } else if (!kernel_refusal_) {
-        kernel_refusal_ = std::move(err);
-      }
-      return true;
-    }
-    return false;
-  }
-
-  // With -v, iptables-nft-restore empties a table instead of deleting it:
-  // it flushes every chain (naming each), deletes the user chains (naming
-  // them) and the base chains that accept, and keeps base chains whose
-  // policy is DROP. The same here, with the same lines on stdout.
-  void verbose_preamble(const std::string &table, const Location &loc) {
-    KernelTable kt = transport_->read_table(batch_->family(), table);
-    const std::vector<const BuiltinChain *> bases =
-        chains_in_hook_order(*find_builtin_table(table, cfg_.family));
-    std::vector<const KernelChain *> users;
-    for (const auto &kc : kt.chains)
-      if (!kc.base)
-        users.push_back(&kc);
-    std::sort(users.begin(), users.end(),
-              [](const KernelChain *a, const KernelChain *b) {
-                return a->name < b->name;
-              });
-    auto existing = [&](const char *name) -> const KernelChain * {
-      for (const auto &kc : kt.chains)
-        if (kc.name == name)
-          return &kc;
-      return nullptr;
-    };
-    batch_->add_table(NFT_MSG_NEWTABLE, NLM_F_CREATE, table, loc);
-    table_ready_ = true;
-    for (const auto *b : bases) {
-      printf("Flushing chain `%s'\n", b->name);
-      if (existing(b->name))
-        batch_->add_flush(table, b->name, loc);
-    }
-    for (const auto *u : users) {
-      printf("Flushing chain `%s'\n", u->name.c_str());
-      batch_->add_flush(table, u->name, loc);
-    }
-    std::vector<Op> ops;
-    for (const auto *u : users) {
-      printf("Deleting chain `%s'\n", u->name.c_str());
-      Op op{OpKind::chain_delete, loc, {}, {}};
-      op.chain.name = u->name;
-      op.chain_handle = u->handle;
-      ops.push_back(std::move(op));
-    }
-    for (const auto *b : bases) {
-      const KernelChain *kc = existing(b->name);
-      if (kc == nullptr || !kc->accept)
-        continue;
-      Op op{OpKind::chain_delete, loc, {}, {}};
-      op.chain.name = b->name;
-      op.chain_handle = kc->handle;
-      ops.push_back(std::move(op));
-    }
-    for (const auto &op : ops)
-      nft::emit_op(*batch_, op, table, cfg_.family, loc, table_ready_);
-    fflush(stdout);
-  }
-
-  // The generation of the ruleset, read once per block before the first
-  // thing the block reads from the kernel.
-  void note_generation() {
-    if (!genid_ && transport_ != nullptr)
-      genid_ = transport_->generation();
-  }
-
-  // The kernel's ruleset changed between reading it and committing (another
-  // program committed): nothing was applied. As iptables-nft does, the
-  // block is planned again from what the kernel holds now, by reading its
-  // lines again.
-  void retry_block(const Location &commit_loc) {
-    constexpr int kMaxRetries = 50;
-    if (++retries_ > kMaxRetries) {
-      retries_ = 0;
-      Diagnostic d;
-      d.loc = commit_loc;
-      d.message = "the kernel's rules kept changing while this block was "
-                  "planned (" +
-                  std::to_string(kMaxRetries) +
-                  " attempts); nothing of it was applied";
-      d.code = ExitCode::kernel;
-      throw Error(std::move(d));
-    }
-    batch_.reset();
-    reread(*this);
-  }
-
-  // The block's lines read again, as first read, into `sink`.
-  void reread(BlockSink &sink) {
-    reparse_block(
-        text_, xt_,
-        ParseOptions{cfg_.counters, {}, false, cfg_.family == Family::bridge},
-        sink, text_.first() + text_.count() - 1);
-  }
-
-  // Parses the block's lines again into a whole Block.
-  Block replay() {
-    Block block;
-    BlockCollector collect([&](Block &&b) { block = std::move(b); });
-    reread(collect);
-    block.family = cfg_.family;
-    if (cfg_.family == Family::bridge)
-      EbPolicies::strip(block, table_);
-    return block;
-  }
-
-  const RestoreConfig &cfg_;
-  nft::Transport *transport_;
-  RuleParser &xt_;
   const BlockText &text_;
-  Coalescer *coalescer_;
-  std::string table_;
-  Location loc_;
-  std::optional<OpPlanner> planner_;
-  std::unique_ptr<nft::Batch> batch_;
-  std::vector<Op> ops_;
-  bool table_ready_ = false;
-  bool needs_model_ = false;
-  std::optional<Error> deferred_;       // the block's first planning error
-  std::optional<Error> kernel_refusal_; // ... of those left to the kernel
-  EbPolicies eb_policies_{cfg_.noflush};
-  Location cur_loc_;              // the entry being planned
-  std::optional<uint32_t> genid_; // the generation this block read
-  int retries_ = 0;
-  uint32_t id_base_ = 0; // this block's transaction ids start above it
-  std::set<std::string> doubtful_tables_; // --all-or-nothing: chains
-                                          // deleted or renamed in held blocks
+  RuleParser &xt_;
+  ParseOptions opts_;
 };
-
-// The line of a block whose table the legacy kernel refuses (see
-// legacy::locate_refused_line), the block read again from its text.
-int locate_legacy_failure(const RestoreConfig &cfg, RuleParser &xt,
-                          const BlockText &text) {
-  const int first = text.first(), n = text.count();
-  return legacy::locate_refused_line(
-      cfg, first, n, [&](BlockSink &sink, int k) {
-        reparse_block(text, xt,
-                      ParseOptions{cfg.counters, {}, false, false, true}, sink,
-                      first + k, first + n - 1);
-      });
-}
 
 void print_error(const Error &e, const BlockText &text,
                  const RestoreConfig &cfg, std::ostream &err) {
@@ -461,12 +85,9 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
   if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
       (at = lseek(fd, 0, SEEK_CUR)) >= 0)
     text.read_from(fd, static_cast<uint64_t>(at));
-  std::unique_ptr<Coalescer> group;
-  if ((cfg.coalesce_ms >= 0 || cfg.all_or_nothing) &&
-      cfg.backend != Backend::legacy && !cfg.test && transport != nullptr)
-    group = std::make_unique<Coalescer>(
-        *transport, cfg.coalesce_ms, cfg.verbose > 0, err, cfg.all_or_nothing);
-  Coalescer *coalescer = group.get();
+  std::unique_ptr<RuleParser> parser_of_rules;
+  std::unique_ptr<TextSource> source;
+  std::unique_ptr<RestoreWriter> writer;
   try {
     if (cfg.all_or_nothing && cfg.backend == Backend::legacy) {
       Diagnostic d;
@@ -475,7 +96,6 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
       d.code = ExitCode::parameter;
       throw Error(std::move(d));
     }
-    std::unique_ptr<RuleParser> parser_of_rules;
     if (cfg.family == Family::bridge) {
       if (cfg.backend == Backend::legacy) {
         Diagnostic d;
@@ -490,17 +110,11 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
           std::make_unique<XtParser>(cfg.family, make_netlink_revision_probe());
     }
     RuleParser &xt = *parser_of_rules;
-    std::unique_ptr<BlockSink> writer;
+    source = std::make_unique<TextSource>(text, xt, cfg);
     if (cfg.backend == Backend::legacy)
-      writer = legacy::make_block_writer(cfg, [&](std::string &source) {
-        int line = locate_legacy_failure(cfg, xt, text);
-        if (line > 0)
-          source = text.line(line);
-        return line;
-      });
+      writer = legacy::make_restore_writer(cfg, source.get());
     else
-      writer =
-          std::make_unique<BlockWriter>(cfg, transport, xt, text, coalescer);
+      writer = nft::make_restore_writer(cfg, transport, *source, err);
     std::unique_ptr<StatsSink> stats;
     BlockSink *sink = writer.get();
     if (cfg.stats) {
@@ -516,7 +130,7 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
     // thread, unless --coalesce needs to see when lines arrive.
     std::unique_ptr<PreScanner> prescan;
     std::unique_ptr<LineReader> reader;
-    if (coalescer == nullptr && cfg.family != Family::bridge) {
+    if (!writer->holds_blocks() && cfg.family != Family::bridge) {
       try {
         prescan = std::make_unique<PreScanner>(fd, cfg.family);
       } catch (const std::system_error &) {
@@ -530,9 +144,9 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
     int lineno = 0;
     for (;;) {
       // A group goes out when no further line arrives in time.
-      if (coalescer != nullptr && !coalescer->holds_all() &&
-          coalescer->pending() && !reader->ready_within(coalescer->wait_ms()))
-        coalescer->flush();
+      if (const int ms = writer->pause_ms();
+          ms >= 0 && !reader->ready_within(ms))
+        writer->send_held();
       if (!(prescan ? prescan->next(line, pre) : reader->next(line)))
         break;
       ++lineno;
@@ -545,16 +159,14 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
       parser.feed(line, lineno, pre);
     }
     parser.finish(lineno);
-    if (coalescer != nullptr)
-      coalescer->flush();
+    writer->send_held();
   } catch (const Error &e) {
     // The blocks before the failing one go in first, as they would have
     // without --coalesce; if one of them fails, that failure is the one.
     // With --all-or-nothing nothing goes in.
-    if (coalescer != nullptr && !coalescer->holds_all() &&
-        coalescer->pending()) {
+    if (writer != nullptr) {
       try {
-        coalescer->flush();
+        writer->input_failed();
       } catch (const Error &earlier) {
         print_error(earlier, text, cfg, err);
         return static_cast<int>(earlier.diag().code);

@@ -3,11 +3,12 @@
 #include "fastrestore/private_netns.h"
 #include "fastrestore/restore_options.h"
 #include "fastrestore/restore_parser.h"
+#include "fastrestore/restore_writer.h"
 
 namespace fastrestore::legacy {
 
-int locate_refused_line(const RestoreConfig &cfg, int first, int count,
-                        const PrefixLoader &load_prefix) {
+int locate_refused_line(const RestoreConfig &cfg, const BlockSource &block) {
+  const int first = block.first(), count = block.count();
   if (count < 3 || count > 200000)
     return 0;
   // 0 when no namespace could be made, or the child died.
@@ -19,8 +20,8 @@ int locate_refused_line(const RestoreConfig &cfg, int first, int count,
            probe_cfg.no_lock = true;
            auto loads = [&](int k) {
              try {
-               auto w = make_block_writer(probe_cfg);
-               load_prefix(*w, k);
+               auto w = make_restore_writer(probe_cfg);
+               block.reread_prefix(*w, k);
                return true;
              } catch (...) {
                return false;

@@ -16,6 +16,7 @@ extern "C" {
 
 #include "fastrestore/legacy.h"
 #include "fastrestore/restore_options.h"
+#include "fastrestore/restore_writer.h"
 #include "fastrestore/rule_print.h"
 #include "fastrestore/stats.h"
 #include "fastrestore/tables.h"
@@ -144,11 +145,11 @@ const Tc kIpv6 = {
   throw Error(std::move(d));
 }
 
-class Writer : public BlockSink {
+class Writer : public RestoreWriter {
 public:
-  Writer(const RestoreConfig &cfg, Locator locate)
+  Writer(const RestoreConfig &cfg, const BlockSource *block)
       : cfg_(cfg), tc_(cfg.family == Family::ipv4 ? kIpv4 : kIpv6),
-        locate_(std::move(locate)), verbose_(cfg.verbose && !cfg.noflush) {}
+        block_(block), verbose_(cfg.verbose && !cfg.noflush) {}
   ~Writer() override { release(); }
 
   void begin(const std::string &table, const Location &loc) override {
@@ -334,9 +335,11 @@ public:
           std::string("kernel refused table ") + table_ + ": " + why;
       // x_tables does not say which rule it refused; find it by loading
       // growing prefixes of the block in a private namespace.
-      std::string source;
-      int line = !cfg_.noflush && locate_ ? locate_(source) : 0;
+      const int line = !cfg_.noflush && block_ != nullptr
+                           ? locate_refused_line(cfg_, *block_)
+                           : 0;
       if (line > 0) {
+        const std::string source = block_->line(line);
         // A match or target no module provides: name it.
         const std::string missing =
             err == ENOENT ? missing_extension(source, cfg_.family) : "";
@@ -472,15 +475,15 @@ private:
   xtc_handle *h_ = nullptr;
   std::unique_ptr<TableImage> image_;
   std::unique_ptr<XtablesLock> lock_;
-  Locator locate_;
+  const BlockSource *block_;
   bool verbose_;
 };
 
 } // namespace
 
-std::unique_ptr<BlockSink> make_block_writer(const RestoreConfig &cfg,
-                                             Locator locate) {
-  return std::make_unique<Writer>(cfg, std::move(locate));
+std::unique_ptr<RestoreWriter> make_restore_writer(const RestoreConfig &cfg,
+                                                   const BlockSource *block) {
+  return std::make_unique<Writer>(cfg, block);
 }
 
 } // namespace fastrestore::legacy

@@ -1,0 +1,59 @@
+// A backend's restore writer, the one interface through which the driver
+// hands a backend its blocks: the nf_tables writer (one transaction per
+// COMMIT, or groups of blocks with --coalesce and --all-or-nothing) and
+// the legacy writer (one table replacement per COMMIT) both implement it.
+#pragma once
+
+#include <iosfwd>
+#include <memory>
+
+#include "fastrestore/block_source.h"
+#include "fastrestore/restore_options.h"
+#include "fastrestore/restore_parser.h"
+
+namespace fastrestore {
+
+// A BlockSink fed each block as it is read. A writer that holds finished
+// blocks to send later says when they must go.
+class RestoreWriter : public BlockSink {
+public:
+  // Whether the writer holds finished blocks (--coalesce,
+  // --all-or-nothing): the driver then reads the input on its own thread,
+  // line by line as it arrives, so that it sees the pauses.
+  virtual bool holds_blocks() const { return false; }
+  // How many milliseconds the driver may wait for the next line before it
+  // calls send_held(); -1 when no held block waits for a pause.
+  virtual int pause_ms() const { return -1; }
+  // Sends the blocks held so far: at a pause, and at the end of the input
+  // (with --all-or-nothing, every block in one transaction). Throws Error
+  // for the first block the kernel refuses.
+  virtual void send_held() {}
+  // The input failed after the blocks held so far: they go in as they
+  // would have one by one (--coalesce); with --all-or-nothing none does.
+  // Throws Error when one of them is refused.
+  virtual void input_failed() {}
+};
+
+namespace nft {
+
+class Transport;
+
+// The nf_tables writer. `transport` is null for --test (nothing is sent);
+// `out` receives --coalesce's verbose lines.
+std::unique_ptr<RestoreWriter> make_restore_writer(const RestoreConfig &cfg,
+                                                   Transport *transport,
+                                                   const BlockSource &block,
+                                                   std::ostream &out);
+
+} // namespace nft
+
+namespace legacy {
+
+// The legacy writer. When the kernel refuses a replaced table, `block`
+// (when given) is read again to name the refused line.
+std::unique_ptr<RestoreWriter>
+make_restore_writer(const RestoreConfig &cfg,
+                    const BlockSource *block = nullptr);
+
+} // namespace legacy
+} // namespace fastrestore

@@ -1,0 +1,439 @@
+// The nf_tables restore writer (restore_writer.h): each entry of a block
+// is planned (OpPlanner) and encoded into the block's batch as it is read,
+// and COMMIT sends the batch, or hands it to the Coalescer that groups
+// blocks (--coalesce, --all-or-nothing).
+#include <linux/netfilter/nf_tables.h>
+#include <linux/netlink.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "coalescer.h"
+#include "fastrestore/bridge_policy.h"
+#include "fastrestore/nft_backend.h"
+#include "fastrestore/plan.h"
+#include "fastrestore/restore_writer.h"
+#include "fastrestore/rule_print.h"
+#include "fastrestore/rule_signature.h"
+#include "fastrestore/tables.h"
+
+namespace fastrestore::nft {
+namespace {
+
+// Encodes each entry of a block into its batch as it is read, and commits
+// at COMMIT. A table replacement that uses a command needing the
+// whole-block model (-D, -R, -I N, -E, ...) is parsed again from its text
+// and planned as a whole.
+class BlockWriter : public RestoreWriter {
+public:
+  BlockWriter(const RestoreConfig &cfg, Transport *transport,
+              const BlockSource &block, std::ostream &out)
+      : cfg_(cfg), transport_(transport), text_(block) {
+    if ((cfg.coalesce_ms >= 0 || cfg.all_or_nothing) && !cfg.test &&
+        transport != nullptr)
+      group_ =
+          std::make_unique<Coalescer>(*transport, cfg.coalesce_ms,
+                                      cfg.verbose > 0, out, cfg.all_or_nothing);
+    coalescer_ = group_.get();
+  }
+
+  bool holds_blocks() const override { return coalescer_ != nullptr; }
+
+  int pause_ms() const override {
+    return coalescer_ != nullptr && !coalescer_->holds_all() &&
+                   coalescer_->pending()
+               ? coalescer_->wait_ms()
+               : -1;
+  }
+
+  void send_held() override {
+    if (coalescer_ != nullptr)
+      coalescer_->flush();
+  }
+
+  void input_failed() override {
+    if (coalescer_ != nullptr && !coalescer_->holds_all() &&
+        coalescer_->pending())
+      coalescer_->flush();
+  }
+
+  void begin(const std::string &table, const Location &loc) override {
+    table_ = table;
+    loc_ = loc;
+    const bool hold = coalescer_ != nullptr && coalescer_->holds_all();
+    id_base_ = 0;
+    if (coalescer_ != nullptr) {
+      // Only --noflush blocks join a group; a table replacement goes alone
+      // (with --all-or-nothing every block is held).
+      if (cfg_.noflush || hold)
+        id_base_ = coalescer_->id_base();
+      else
+        coalescer_->flush();
+    }
+    KernelAccess kernel;
+    if (transport_ != nullptr) {
+      // What the kernel holds is read after the pending blocks are in.
+      kernel.read = [this, table, hold] {
+        if (hold && coalescer_->pending_table(table))
+          refuse_held_read(table);
+        if (coalescer_ != nullptr && !hold)
+          coalescer_->flush();
+        note_generation();
+        return transport_->read_table(batch_->family(), table);
+      };
+      kernel.chain_exists = [this, table, hold](const std::string &chain) {
+        const std::string key = chain_key(chain);
+        if (coalescer_ != nullptr && coalescer_->known_chain(key))
+          return true;
+        if (hold && doubtful_tables_.count(table))
+          refuse_held_read(table);
+        // No generation for this answer: a plan made from it is checked by
+        // the kernel itself (a chain made twice, or gone, is an error).
+        if (coalescer_ != nullptr && !hold)
+          coalescer_->flush();
+        bool found = transport_->chain_exists(batch_->family(), table, chain);
+        if (found && coalescer_ != nullptr)
+          coalescer_->note_chain(key);
+        return found;
+      };
+    }
+    kernel.sign_message = [](std::string_view m) { return rule_signature(m); };
+    kernel.sign_batch_rule = [this](uint32_t id) {
+      return rule_signature(batch_->rule_message(id));
+    };
+    kernel.sign_rule = [family = cfg_.family](const Rule &r) {
+      return rule_signature(r, family);
+    };
+    planner_.emplace(table, cfg_.noflush, cfg_.counters, std::move(kernel),
+                     cfg_.family, id_base_);
+    eb_policies_.begin(table);
+    batch_ = std::make_unique<Batch>(cfg_.family, id_base_);
+    cur_loc_ = loc;
+    genid_.reset();
+    if (cfg_.verbose && !cfg_.noflush && transport_ != nullptr) {
+      if (hold && coalescer_->pending_table(table))
+        refuse_held_read(table);
+      note_generation();
+      verbose_preamble(table, loc);
+    } else
+      begin_block(*batch_, table, loc, !cfg_.noflush, table_ready_);
+    needs_model_ = false;
+    deferred_.reset();
+    kernel_refusal_.reset();
+  }
+
+  void declare(ChainDecl &&d) override {
+    add(Block::Entry{std::move(d), std::nullopt});
+  }
+
+  void command(Command &&c) override {
+    add(Block::Entry{std::nullopt, std::move(c)});
+  }
+
+  void commit(const Location &loc) override {
+    if (!deferred_ && kernel_refusal_)
+      deferred_ = std::move(kernel_refusal_);
+    kernel_refusal_.reset();
+    if (deferred_) {
+      batch_.reset();
+      Error e = std::move(*deferred_);
+      deferred_.reset();
+      throw e;
+    }
+    if (needs_model_) {
+      Plan plan =
+          plan_block(replay(), cfg_.noflush, cfg_.counters, {}, id_base_);
+      batch_ = build_batch(
+          plan, cfg_.family, [this](Batch &b) { add_eb_policies(b); },
+          id_base_);
+    } else {
+      add_eb_policies(*batch_);
+      batch_->finish();
+    }
+    if (!cfg_.test) {
+      // Small blocks join the group (with their lines, for a message);
+      // with --all-or-nothing every block does.
+      const bool hold = coalescer_ != nullptr && coalescer_->holds_all();
+      if (hold && genid_)
+        coalescer_->note_generation(*genid_);
+      // A block planned from what the kernel holds goes alone, sent with
+      // the generation it read (see retry_block).
+      if (coalescer_ != nullptr &&
+          (hold || (cfg_.noflush && !genid_ && text_.count() <= 1000))) {
+        std::vector<std::string> lines;
+        if (text_.count() <= 1000)
+          text_.each(loc_.line, loc.line,
+                     [&](std::string_view l, int) { lines.emplace_back(l); });
+        coalescer_->add(std::move(batch_), table_, loc_.line, loc.line,
+                        std::move(lines));
+      } else {
+        if (coalescer_ != nullptr)
+          coalescer_->flush();
+        try {
+          commit_batch(*batch_, *transport_, genid_ ? &*genid_ : nullptr);
+        } catch (const GenerationChanged &) {
+          retry_block(loc);
+          return;
+        }
+      }
+    }
+    retries_ = 0;
+    batch_.reset();
+  }
+
+private:
+  std::string chain_key(const std::string &chain) const {
+    return std::to_string(static_cast<int>(cfg_.family)) + "/" + table_ + "/" +
+           chain;
+  }
+
+  // Keeps the coalescer's view of which chains exist: a base chain this
+  // block makes exists once the group is in; a deleted or renamed chain
+  // makes every earlier answer doubtful.
+  void note_chains(const Op &op) {
+    switch (op.kind) {
+    case OpKind::chain_update:
+    case OpKind::chain_create:
+    case OpKind::chain_restore:
+    case OpKind::chain_new:
+      coalescer_->note_chain(chain_key(op.chain.name));
+      break;
+    case OpKind::chain_delete:
+    case OpKind::chain_rename:
+      coalescer_->forget_chains();
+      doubtful_tables_.insert(table_);
+      break;
+    default:
+      break;
+    }
+  }
+
+  // ebtables-nft gives a user chain an ACCEPT or DROP policy as a rule
+  // appended to the chain at COMMIT (RETURN is the default).
+  bool eb_policy(Block::Entry &e) {
+    return cfg_.family == Family::bridge && eb_policies_.take(e);
+  }
+
+  void add_eb_policies(Batch &b) {
+    for (const auto &[chain, rule] : eb_policies_.rules())
+      b.add_rule(NLM_F_CREATE | NLM_F_APPEND, rule, cfg_.family, table_, chain);
+  }
+
+  // --all-or-nothing holds the earlier blocks, so the kernel does not yet
+  // hold what they do to `table`: a command that needs the kernel's view of
+  // it cannot be planned.
+  [[noreturn]] void refuse_held_read(const std::string &table) {
+    Diagnostic d;
+    d.loc = cur_loc_;
+    d.message = "--all-or-nothing: this needs the kernel's rules of table " +
+                table +
+                ", which an earlier block of this input changes; "
+                "nothing was changed";
+    d.code = ExitCode::parameter;
+    throw Error(std::move(d));
+  }
+
+  void add(Block::Entry &&e) {
+    cur_loc_ = e.decl ? e.decl->loc : e.cmd ? e.cmd->loc : cur_loc_;
+    ops_.clear();
+    bool planned = false;
+    if (hold_refusal([&] { planned = plan(std::move(e)); }))
+      check_encoding(e);
+    if (!planned)
+      return;
+    // Encoding refusals are iptables-nft's parse errors: not held.
+    for (const auto &op : ops_) {
+      if (coalescer_ != nullptr)
+        note_chains(op);
+      // ebtables -v -A (a --noflush block of one command) prints the rule
+      // too.
+      if (cfg_.verbose && (!cfg_.noflush || cfg_.command_line) &&
+          (op.kind == OpKind::rule_append || op.kind == OpKind::rule_insert ||
+           (cfg_.command_line && op.kind == OpKind::rule_insert_before)))
+        print_rule_verbose(op.rule, cfg_.family);
+      emit_op(*batch_, op, table_, cfg_.family, loc_, table_ready_);
+    }
+  }
+
+  // Plans `e` into ops_; false when there is nothing to encode now.
+  bool plan(Block::Entry &&e) {
+    if (needs_model_) {
+      eb_policy(e); // the model replays the block, policies included
+      return false;
+    }
+    if (eb_policy(e))
+      return false;
+    if (!planner_->add(std::move(e), ops_)) {
+      needs_model_ = true;
+      batch_.reset();
+      return false;
+    }
+    return true;
+  }
+
+  // A rule whose command was refused (held for COMMIT) is still encoded,
+  // into a batch that is thrown away: iptables-nft builds a rule's
+  // expressions when it parses the line, so an encoding error (TCP match
+  // requires '-p tcp') comes before the refusal, at its line. The planner
+  // refuses before it takes the entry's rules.
+  void check_encoding(const Block::Entry &e) {
+    if (!e.cmd || e.cmd->rules.empty())
+      return;
+    Batch scratch(cfg_.family);
+    for (const Rule &r : e.cmd->rules)
+      scratch.add_rule(0, r, cfg_.family, table_, e.cmd->chain);
+  }
+
+  // iptables-nft carries out a block's commands at COMMIT, after it has
+  // parsed every line: a planning refusal waits for the later lines' parse
+  // errors, and what iptables-nft leaves to the kernel (status 4) comes
+  // after its own refusals. The first of each is kept for commit().
+  // Returns whether step was refused.
+  template <class F> bool hold_refusal(F step) {
+    try {
+      step();
+    } catch (Error &err) {
+      if (err.diag().code != ExitCode::kernel) {
+        if (!deferred_)
+          deferred_ = std::move(err);
+      } else if (!kernel_refusal_) {
+        kernel_refusal_ = std::move(err);
+      }
+      return true;
+    }
+    return false;
+  }
+
+  // With -v, iptables-nft-restore empties a table instead of deleting it:
+  // it flushes every chain (naming each), deletes the user chains (naming
+  // them) and the base chains that accept, and keeps base chains whose
+  // policy is DROP. The same here, with the same lines on stdout.
+  void verbose_preamble(const std::string &table, const Location &loc) {
+    KernelTable kt = transport_->read_table(batch_->family(), table);
+    const std::vector<const BuiltinChain *> bases =
+        chains_in_hook_order(*find_builtin_table(table, cfg_.family));
+    std::vector<const KernelChain *> users;
+    for (const auto &kc : kt.chains)
+      if (!kc.base)
+        users.push_back(&kc);
+    std::sort(users.begin(), users.end(),
+              [](const KernelChain *a, const KernelChain *b) {
+                return a->name < b->name;
+              });
+    auto existing = [&](const char *name) -> const KernelChain * {
+      for (const auto &kc : kt.chains)
+        if (kc.name == name)
+          return &kc;
+      return nullptr;
+    };
+    batch_->add_table(NFT_MSG_NEWTABLE, NLM_F_CREATE, table, loc);
+    table_ready_ = true;
+    for (const auto *b : bases) {
+      printf("Flushing chain `%s'\n", b->name);
+      if (existing(b->name))
+        batch_->add_flush(table, b->name, loc);
+    }
+    for (const auto *u : users) {
+      printf("Flushing chain `%s'\n", u->name.c_str());
+      batch_->add_flush(table, u->name, loc);
+    }
+    std::vector<Op> ops;
+    for (const auto *u : users) {
+      printf("Deleting chain `%s'\n", u->name.c_str());
+      Op op{OpKind::chain_delete, loc, {}, {}};
+      op.chain.name = u->name;
+      op.chain_handle = u->handle;
+      ops.push_back(std::move(op));
+    }
+    for (const auto *b : bases) {
+      const KernelChain *kc = existing(b->name);
+      if (kc == nullptr || !kc->accept)
+        continue;
+      Op op{OpKind::chain_delete, loc, {}, {}};
+      op.chain.name = b->name;
+      op.chain_handle = kc->handle;
+      ops.push_back(std::move(op));
+    }
+    for (const auto &op : ops)
+      emit_op(*batch_, op, table, cfg_.family, loc, table_ready_);
+    fflush(stdout);
+  }
+
+  // The generation of the ruleset, read once per block before the first
+  // thing the block reads from the kernel.
+  void note_generation() {
+    if (!genid_ && transport_ != nullptr)
+      genid_ = transport_->generation();
+  }
+
+  // The kernel's ruleset changed between reading it and committing (another
+  // program committed): nothing was applied. As iptables-nft does, the
+  // block is planned again from what the kernel holds now, by reading its
+  // lines again.
+  void retry_block(const Location &commit_loc) {
+    constexpr int kMaxRetries = 50;
+    if (++retries_ > kMaxRetries) {
+      retries_ = 0;
+      Diagnostic d;
+      d.loc = commit_loc;
+      d.message = "the kernel's rules kept changing while this block was "
+                  "planned (" +
+                  std::to_string(kMaxRetries) +
+                  " attempts); nothing of it was applied";
+      d.code = ExitCode::kernel;
+      throw Error(std::move(d));
+    }
+    batch_.reset();
+    reread(*this);
+  }
+
+  // The block's lines read again, as first read, into `sink`.
+  void reread(BlockSink &sink) { text_.reread(sink); }
+
+  // Parses the block's lines again into a whole Block.
+  Block replay() {
+    Block block;
+    BlockCollector collect([&](Block &&b) { block = std::move(b); });
+    reread(collect);
+    block.family = cfg_.family;
+    if (cfg_.family == Family::bridge)
+      EbPolicies::strip(block, table_);
+    return block;
+  }
+
+  const RestoreConfig &cfg_;
+  Transport *transport_;
+  const BlockSource &text_;
+  std::unique_ptr<Coalescer> group_;
+  Coalescer *coalescer_ = nullptr;
+  std::string table_;
+  Location loc_;
+  std::optional<OpPlanner> planner_;
+  std::unique_ptr<Batch> batch_;
+  std::vector<Op> ops_;
+  bool table_ready_ = false;
+  bool needs_model_ = false;
+  std::optional<Error> deferred_;       // the block's first planning error
+  std::optional<Error> kernel_refusal_; // ... of those left to the kernel
+  EbPolicies eb_policies_{cfg_.noflush};
+  Location cur_loc_;              // the entry being planned
+  std::optional<uint32_t> genid_; // the generation this block read
+  int retries_ = 0;
+  uint32_t id_base_ = 0; // this block's transaction ids start above it
+  std::set<std::string> doubtful_tables_; // --all-or-nothing: chains
+                                          // deleted or renamed in held blocks
+};
+
+} // namespace
+
+std::unique_ptr<RestoreWriter> make_restore_writer(const RestoreConfig &cfg,
+                                                   Transport *transport,
+                                                   const BlockSource &block,
+                                                   std::ostream &out) {
+  return std::make_unique<BlockWriter>(cfg, transport, block, out);
+}
+
+} // namespace fastrestore::nft
