@@ -77,7 +77,7 @@ RestoreConfig coalescing() {
 
 } // namespace
 
-TEST_CASE("--coalesce: blocks without a pause go as one transaction",
+TEST_CASE("coalesce: blocks without a pause go as one transaction",
           "[coalesce]") {
   nft::RecordingTransport rec;
   std::string err;
@@ -90,7 +90,7 @@ TEST_CASE("--coalesce: blocks without a pause go as one transaction",
   CHECK(s.rules.size() == 3);
 }
 
-TEST_CASE("--coalesce: a refused group is sent again block by block",
+TEST_CASE("coalesce: a refused group is sent again block by block",
           "[coalesce]") {
   nft::RecordingTransport rec;
   // The group is refused; alone, the first block goes in and the second
@@ -108,7 +108,7 @@ TEST_CASE("--coalesce: a refused group is sent again block by block",
   CHECK(!err.empty());
 }
 
-TEST_CASE("--all-or-nothing: every block in one transaction at the end",
+TEST_CASE("all-or-nothing: every block in one transaction at the end",
           "[coalesce]") {
   nft::RecordingTransport rec;
   RestoreConfig cfg;
@@ -123,7 +123,7 @@ TEST_CASE("--all-or-nothing: every block in one transaction at the end",
   CHECK(s.rules.size() == 3);
 }
 
-TEST_CASE("--all-or-nothing: a refusal is found by prefixes that the kernel "
+TEST_CASE("all-or-nothing: a refusal is found by prefixes that the kernel "
           "only checks",
           "[coalesce]") {
   RestoreConfig cfg;
