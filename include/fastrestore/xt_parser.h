@@ -20,20 +20,10 @@
 
 #include "fastrestore/ir.h"
 #include "fastrestore/lexer.h"
+#include "fastrestore/revision_probe.h"
 #include "fastrestore/rule_parser.h"
 
 namespace fastrestore {
-
-// Answers "does the kernel support revision R of extension N?" for
-// libxtables. The default asks nf_tables over netlink, once per question.
-class RevisionProbe {
-public:
-  virtual ~RevisionProbe() = default;
-  // opt is one of IPT_SO_GET_REVISION_{MATCH,TARGET} / IP6T_...
-  virtual bool supported(const char *name, uint8_t rev, int opt) = 0;
-};
-
-std::unique_ptr<RevisionProbe> make_netlink_revision_probe();
 
 class FastRuleParser;
 

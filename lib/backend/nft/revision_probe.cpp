@@ -11,9 +11,10 @@
 #include <cerrno>
 #include <cstdio>
 #include <map>
+#include <string>
 #include <tuple>
 
-#include "fastrestore/xt_parser.h"
+#include "fastrestore/revision_probe.h"
 
 namespace fastrestore {
 namespace {
