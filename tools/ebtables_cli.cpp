@@ -13,10 +13,10 @@
 
 #include <linux/netfilter.h>
 
-#include "../lib/ext/eb_parser.h"
 #include "../lib/snapshot/file.h"
 #include "../lib/snapshot/snapshot.h"
 #include "fastrestore/eb_list.h"
+#include "fastrestore/eb_parser.h"
 #include "fastrestore/kernel_state.h"
 #include "fastrestore/private_netns.h"
 #include "fastrestore/restore.h"

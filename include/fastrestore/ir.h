@@ -103,7 +103,7 @@ struct Command {
 
 // The commonest rule line, "-A CHAIN" with numeric addresses, interfaces,
 // tcp or udp ports and a standard verdict or a jump (see
-// lib/ext/fast_rule.h), in a form that needs no allocation: a backend can
+// include/fastrestore/fast_rule.h), in a form that needs no allocation: a backend can
 // encode it straight from here. The views point into the line being
 // parsed and are valid only while the sink handles it. to_command() gives
 // the general form.

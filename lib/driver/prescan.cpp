@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <system_error>
 
-#include "../ext/fast_rule.h"
+#include "fastrestore/fast_rule.h"
 #include "line_reader.h"
 
 namespace fastrestore {

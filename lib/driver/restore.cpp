@@ -8,9 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../ext/eb_parser.h"
 #include "block_text.h"
 #include "fastrestore/block_source.h"
+#include "fastrestore/eb_parser.h"
 #include "fastrestore/plugin_failure.h"
 #include "fastrestore/restore_parser.h"
 #include "fastrestore/restore_writer.h"

@@ -18,9 +18,9 @@
 
 #include "../backend/nft/attrs.h"
 #include "../backend/nft/dumper.h"
-#include "../ext/eb_parser.h"
-#include "fastrestore/diagnostic.h"
 #include "fastrestore/bridge_policy.h"
+#include "fastrestore/diagnostic.h"
+#include "fastrestore/eb_parser.h"
 #include "fastrestore/plugin_failure.h"
 #include "fastrestore/tables.h"
 #include "kernel_rules.h"

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "../ext/eb_parser.h"
 #include "decode.h"
 #include "fastrestore/bridge_policy.h"
+#include "fastrestore/eb_parser.h"
 #include "fastrestore/tables.h"
 #include "fastrestore/version.h"
 #include "fastrestore/xt_parser.h"

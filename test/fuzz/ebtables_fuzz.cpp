@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "ext/eb_parser.h"
 #include "fastrestore/diagnostic.h"
+#include "fastrestore/eb_parser.h"
 #include "fastrestore/lexer.h"
 #include "fastrestore/nft_rule.h"
 

@@ -15,7 +15,7 @@
 #include "fastrestore/restore_parser.h"
 #include "fastrestore/xt_parser.h"
 
-#include "../../lib/ext/fast_rule.h"
+#include "fastrestore/fast_rule.h"
 
 using namespace fastrestore;
 

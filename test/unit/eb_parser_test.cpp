@@ -6,7 +6,7 @@
 
 #include <arpa/inet.h>
 
-#include "../../lib/ext/eb_parser.h"
+#include "fastrestore/eb_parser.h"
 #include "fastrestore/lexer.h"
 
 using namespace fastrestore;

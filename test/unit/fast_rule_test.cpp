@@ -5,7 +5,7 @@
 #include <random>
 #include <sstream>
 
-#include "../../lib/ext/fast_rule.h"
+#include "fastrestore/fast_rule.h"
 #include "fastrestore/legacy.h"
 #include "fastrestore/lexer.h"
 #include "helpers.h"

@@ -20,7 +20,7 @@
 #include <cstdarg>
 #include <cstring>
 
-#include "fast_rule.h"
+#include "fastrestore/fast_rule.h"
 #include "fastrestore/protocols.h"
 #include "fastrestore/tables.h"
 #include "xt_state.h"

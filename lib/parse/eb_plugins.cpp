@@ -10,8 +10,8 @@
 #include <cstdarg>
 #include <cstring>
 
-#include "eb_parser.h"
 #include "eb_state.h"
+#include "fastrestore/eb_parser.h"
 #include "fastrestore/plugin_failure.h"
 
 namespace fastrestore {

@@ -1,4 +1,4 @@
-// Per-line parsing state for XtParser (private to lib/ext).
+// Per-line parsing state for XtParser (private to lib/parse).
 //
 // Owns the libxtables per-rule state (loaded match instances, the target
 // instance, merged option tables, parsed address arrays) for one line and

@@ -2,7 +2,7 @@
 // follows ebtables-nft 1.8.9's do_commandeb() for the commands a restore
 // file holds, written for fastrestore with word positions in errors
 // (eb_state.h: eb_plugins.cpp, eb_loop.cpp, eb_finish.cpp).
-#include "eb_parser.h"
+#include "fastrestore/eb_parser.h"
 
 #include "eb_state.h"
 #include "fastrestore/plugin_failure.h"

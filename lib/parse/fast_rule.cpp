@@ -1,6 +1,6 @@
 // See fast_rule.h. Every check here is a reason to decline, never an
 // error: the libxtables path reports errors.
-#include "fast_rule.h"
+#include "fastrestore/fast_rule.h"
 
 #include <arpa/inet.h>
 #include <net/if.h>

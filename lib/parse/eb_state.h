@@ -1,4 +1,4 @@
-// Per-line state of EbParser (private to lib/ext), split as XtParser's
+// Per-line state of EbParser (private to lib/parse), split as XtParser's
 // is: the ebtables option table and the extensions ebtables loads up front
 // (eb_plugins.cpp), the option loop (eb_loop.cpp) and what follows it
 // (eb_finish.cpp). libxtables is process-global, and so is this state.
