@@ -13,13 +13,12 @@
 
 #include <linux/netfilter.h>
 
-#include "../lib/snapshot/file.h"
-#include "../lib/snapshot/snapshot.h"
 #include "fastrestore/eb_list.h"
 #include "fastrestore/eb_parser.h"
 #include "fastrestore/kernel_state.h"
 #include "fastrestore/private_netns.h"
 #include "fastrestore/restore.h"
+#include "fastrestore/snapshot.h"
 #include "fastrestore/tables.h"
 #include "fastrestore/version.h"
 #include "program.h"
@@ -292,12 +291,7 @@ int in_netns(const std::function<int()> &fn) {
 // from there.
 int list_atomic_file(const std::string &file, const EbListOptions &opts) {
   try {
-    snapshot::MappedFile mapped(file);
-    snapshot::View view(mapped.bytes());
-    bool found = false;
-    for (const auto &t : view.tables())
-      found = found || opts.table == t.name;
-    if (view.header().family != NFPROTO_BRIDGE || !found) {
+    if (!snapshot::holds_table(file, NFPROTO_BRIDGE, opts.table)) {
       std::cerr << g_self << ": " << file << " holds no table " << opts.table
                 << "\n";
       return 1;

@@ -14,8 +14,8 @@
 #include <cerrno>
 #include <cstring>
 
-#include "../lib/snapshot/snapshot.h"
 #include "fastrestore/diagnostic.h"
+#include "fastrestore/snapshot.h"
 #include "fastrestore/text_save.h"
 #include "program.h"
 

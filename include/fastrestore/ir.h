@@ -103,8 +103,8 @@ struct Command {
 
 // The commonest rule line, "-A CHAIN" with numeric addresses, interfaces,
 // tcp or udp ports and a standard verdict or a jump (see
-// include/fastrestore/fast_rule.h), in a form that needs no allocation: a backend can
-// encode it straight from here. The views point into the line being
+// include/fastrestore/fast_rule.h), in a form that needs no allocation: a
+// backend can encode it straight from here. The views point into the line being
 // parsed and are valid only while the sink handles it. to_command() gives
 // the general form.
 struct BasicAppend {

@@ -16,11 +16,11 @@
 #include <string>
 #include <vector>
 
-#include "../backend/nft/attrs.h"
-#include "../backend/nft/dumper.h"
 #include "fastrestore/bridge_policy.h"
 #include "fastrestore/diagnostic.h"
 #include "fastrestore/eb_parser.h"
+#include "fastrestore/nft_attrs.h"
+#include "fastrestore/nft_dumper.h"
 #include "fastrestore/plugin_failure.h"
 #include "fastrestore/tables.h"
 #include "kernel_rules.h"

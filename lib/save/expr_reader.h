@@ -10,7 +10,7 @@
 #include <cstring>
 #include <string_view>
 
-#include "../backend/nft/attrs.h"
+#include "fastrestore/nft_attrs.h"
 
 namespace fastrestore::save {
 

@@ -8,10 +8,10 @@
 #include <cstdio>
 #include <cstring>
 
-#include "../backend/nft/attrs.h"
-#include "../backend/nft/dumper.h"
 #include "decode.h"
 #include "expr_reader.h"
+#include "fastrestore/nft_attrs.h"
+#include "fastrestore/nft_dumper.h"
 
 namespace fastrestore::save {
 namespace {

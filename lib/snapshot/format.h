@@ -16,12 +16,9 @@
 #include <vector>
 
 #include "fastrestore/backend.h"
+#include "fastrestore/snapshot.h"
 
 namespace fastrestore::snapshot {
-
-struct SnapshotError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 // The snapshot's backend byte is a fastrestore::Backend.
 

@@ -9,8 +9,8 @@
 #include <fstream>
 #include <set>
 
-#include "../backend/legacy/lock.h"
-#include "../backend/legacy/sockopt.h"
+#include "fastrestore/legacy_sockopt.h"
+#include "fastrestore/xtables_lock.h"
 #include "file.h"
 #include "snapshot.h"
 

@@ -16,12 +16,13 @@
 #include <cstring>
 #include <ctime>
 #include <map>
+#include <memory>
 #include <set>
 
-#include "../backend/nft/attrs.h"
-#include "../backend/nft/compat.h"
-#include "../backend/nft/dump.h"
-#include "../backend/nft/dumper.h"
+#include "fastrestore/nft_attrs.h"
+#include "fastrestore/nft_compat.h"
+#include "fastrestore/nft_dumper.h"
+#include "fastrestore/nft_transport.h"
 #include "file.h"
 #include "snapshot.h"
 

@@ -96,4 +96,16 @@ void commit(const std::string &path, const Options &opts, std::ostream &out) {
     describe(path, view, out);
 }
 
+bool holds_table(const std::string &path, uint8_t family,
+                 const std::string &table) {
+  MappedFile file(path);
+  View view(file.bytes());
+  if (view.header().family != family)
+    return false;
+  for (const auto &t : view.tables())
+    if (t.name == table)
+      return true;
+  return false;
+}
+
 } // namespace fastrestore::snapshot

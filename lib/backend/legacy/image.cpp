@@ -3,7 +3,7 @@
 #include "fastrestore/stats.h"
 
 #include "arena.h"
-#include "sockopt.h"
+#include "fastrestore/legacy_sockopt.h"
 
 #include <unistd.h>
 

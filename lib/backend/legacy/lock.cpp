@@ -1,4 +1,4 @@
-#include "lock.h"
+#include "fastrestore/xtables_lock.h"
 
 #include <fcntl.h>
 #include <sys/file.h>

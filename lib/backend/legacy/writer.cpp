@@ -20,8 +20,8 @@ extern "C" {
 #include "fastrestore/rule_print.h"
 #include "fastrestore/stats.h"
 #include "fastrestore/tables.h"
+#include "fastrestore/xtables_lock.h"
 #include "image.h"
-#include "lock.h"
 #include "missing.h"
 
 namespace fastrestore::legacy {

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <string_view>
 
-#include "attrs.h"
+#include "fastrestore/nft_attrs.h"
 
 namespace fastrestore::nft {
 namespace {

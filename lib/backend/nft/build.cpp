@@ -8,8 +8,8 @@
 #include <cstring>
 #include <new>
 
-#include "compat.h"
 #include "fastrestore/nft_backend.h"
+#include "fastrestore/nft_compat.h"
 
 namespace fastrestore::nft {
 namespace {

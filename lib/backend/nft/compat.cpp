@@ -1,6 +1,6 @@
-#include "compat.h"
+#include "fastrestore/nft_compat.h"
 
-#include "attrs.h"
+#include "fastrestore/nft_attrs.h"
 
 #include <arpa/inet.h>
 #include <libmnl/libmnl.h>

@@ -16,8 +16,8 @@
 #include <memory>
 #include <vector>
 
-#include "attrs.h"
 #include "dump.h"
+#include "fastrestore/nft_attrs.h"
 
 namespace fastrestore::nft {
 namespace {
@@ -68,8 +68,8 @@ bool run_dump(mnl_socket *nl, const nlmsghdr *req, const char *what,
 
 bool ends_answer(const char *buf, size_t len) {
   int left = static_cast<int>(len);
-  for (auto *m = reinterpret_cast<const nlmsghdr *>(buf);
-       mnl_nlmsg_ok(m, left); m = mnl_nlmsg_next(m, &left))
+  for (auto *m = reinterpret_cast<const nlmsghdr *>(buf); mnl_nlmsg_ok(m, left);
+       m = mnl_nlmsg_next(m, &left))
     if (m->nlmsg_type == NLMSG_DONE || m->nlmsg_type == NLMSG_ERROR)
       return true;
   return false;

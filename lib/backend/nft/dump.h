@@ -6,6 +6,7 @@
 #include <functional>
 #include <string>
 
+#include "fastrestore/nft_dumper.h"
 #include "fastrestore/nft_transport.h"
 
 namespace fastrestore::nft {
@@ -26,7 +27,6 @@ bool kernel_chain_exists(mnl_socket *nl, uint32_t family,
 // (naming `what`) on any other failure.
 // A dump the kernel marks interrupted (NLM_F_DUMP_INTR: a commit changed
 // what it lists) throws DumpInterrupted, after reading the dump's end.
-using DumpCallback = std::function<void(const nlmsghdr *)>;
 bool run_dump(mnl_socket *nl, const nlmsghdr *req, const char *what,
               const DumpCallback &cb);
 struct DumpInterrupted {};

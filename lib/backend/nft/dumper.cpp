@@ -1,4 +1,6 @@
-#include "dumper.h"
+#include "fastrestore/nft_dumper.h"
+
+#include "dump.h"
 
 #include <arpa/inet.h>
 
@@ -11,8 +13,8 @@
 #include <cstring>
 #include <ctime>
 
-#include "attrs.h"
 #include "fastrestore/diagnostic.h"
+#include "fastrestore/nft_attrs.h"
 
 namespace fastrestore::nft {
 

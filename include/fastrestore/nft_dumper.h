@@ -7,9 +7,12 @@
 #include <cstdint>
 #include <string>
 
-#include "dump.h"
+#include <functional>
 
 namespace fastrestore::nft {
+
+// Handed each message of a dump's answer.
+using DumpCallback = std::function<void(const nlmsghdr *)>;
 
 // The string attribute `type` of an nf_tables message ("" when absent).
 std::string attr_str(const nlmsghdr *m, uint16_t type);
