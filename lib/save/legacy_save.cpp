@@ -20,69 +20,17 @@ extern "C" {
 #include <string>
 #include <vector>
 
+#include "fastrestore/iptc.h"
 #include "fastrestore/version.h"
 #include "fastrestore/xt_parser.h"
 #include "print.h"
 #include "save.h"
 
 namespace fastrestore::save {
+
+using legacy::Iptc;
+using legacy::iptc_of;
 namespace {
-
-// The libiptc calls of one family.
-struct Tc {
-  xtc_handle *(*init)(const char *);
-  void (*free)(xtc_handle *);
-  const char *(*first_chain)(xtc_handle *);
-  const char *(*next_chain)(xtc_handle *);
-  int (*builtin)(const char *, xtc_handle *);
-  const char *(*policy)(const char *, xt_counters *, xtc_handle *);
-  const void *(*first_rule)(const char *, xtc_handle *);
-  const void *(*next_rule)(const void *, xtc_handle *);
-  const char *(*target)(const void *, xtc_handle *);
-  const char *(*strerror)(int);
-};
-
-const Tc kTc4 = {
-    iptc_init,
-    iptc_free,
-    iptc_first_chain,
-    iptc_next_chain,
-    [](const char *c, xtc_handle *h) { return iptc_builtin(c, h); },
-    [](const char *c, xt_counters *n, xtc_handle *h) {
-      return iptc_get_policy(c, n, h);
-    },
-    [](const char *c, xtc_handle *h) -> const void * {
-      return iptc_first_rule(c, h);
-    },
-    [](const void *e, xtc_handle *h) -> const void * {
-      return iptc_next_rule(static_cast<const ipt_entry *>(e), h);
-    },
-    [](const void *e, xtc_handle *h) {
-      return iptc_get_target(static_cast<const ipt_entry *>(e), h);
-    },
-    iptc_strerror,
-};
-
-const Tc kTc6 = {
-    ip6tc_init,
-    ip6tc_free,
-    ip6tc_first_chain,
-    ip6tc_next_chain,
-    [](const char *c, xtc_handle *h) { return ip6tc_builtin(c, h); },
-    [](const char *c, xt_counters *n, xtc_handle *h) {
-      return ip6tc_get_policy(c, n, h);
-    },
-    [](const char *c, xtc_handle *h) -> const void * {
-      return ip6tc_first_rule(c, h);
-    },
-    [](const void *e, xtc_handle *h) -> const void * {
-      return ip6tc_next_rule(static_cast<const ip6t_entry *>(e), h);
-    },
-    [](const void *e, xtc_handle *h) {
-      return ip6tc_get_target(static_cast<const ip6t_entry *>(e), h);
-    },
-    ip6tc_strerror,
-};
 
 [[noreturn]] void die(const std::string &msg) {
   fflush(stdout);
@@ -111,7 +59,7 @@ void print_match(const xt_entry_match *m, const void *ip) {
 
 // iptables' print_rule4 / print_rule6 for iptables-save.
 template <class Entry>
-void print_rule(const Tc &tc, const Entry *e, const void *ip, SavedRule &base,
+void print_rule(const Iptc &tc, const Entry *e, const void *ip, SavedRule &base,
                 Family family, xtc_handle *h, const char *chain,
                 bool counters) {
   if (counters)
@@ -182,7 +130,7 @@ SavedRule base_of(const ip6t_entry *e) {
   return r;
 }
 
-void dump_table(const Tc &tc, Family family, const std::string &table,
+void dump_table(const Iptc &tc, Family family, const std::string &table,
                 bool counters) {
   xtc_handle *h = tc.init(table.c_str());
   if (h == nullptr)
@@ -195,7 +143,7 @@ void dump_table(const Tc &tc, Family family, const std::string &table,
     printf(":%s ", c);
     if (tc.builtin(c, h)) {
       xt_counters n{};
-      printf("%s ", tc.policy(c, &n, h));
+      printf("%s ", tc.get_policy(c, &n, h));
       printf("[%llu:%llu]\n", static_cast<unsigned long long>(n.pcnt),
              static_cast<unsigned long long>(n.bcnt));
     } else {
@@ -231,7 +179,7 @@ int save_legacy(const TextSaveOptions &opts) {
   }
   static std::unique_ptr<XtParser> xt;
   xt = std::make_unique<XtParser>(opts.family, make_netlink_revision_probe());
-  const Tc &tc = opts.family == Family::ipv4 ? kTc4 : kTc6;
+  const Iptc &tc = iptc_of(opts.family);
   std::vector<std::string> tables;
   if (!opts.table.empty()) {
     tables.push_back(opts.table);

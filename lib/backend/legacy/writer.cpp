@@ -3,17 +3,14 @@
 #include <net/if.h>
 #include <netinet/in.h>
 
-// libip6tc.h declares its functions without C linkage.
-extern "C" {
-#include <libiptc/libip6tc.h>
-}
-#include <libiptc/libiptc.h>
+#include <linux/netfilter/x_tables.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <string>
 
+#include "fastrestore/iptc.h"
 #include "fastrestore/legacy.h"
 #include "fastrestore/restore_options.h"
 #include "fastrestore/restore_writer.h"
@@ -27,116 +24,6 @@ extern "C" {
 namespace fastrestore::legacy {
 namespace {
 
-// The libiptc calls of one family, behind one interface.
-struct Tc {
-  xtc_handle *(*init)(const char *);
-  void (*free)(xtc_handle *);
-  int (*commit)(xtc_handle *);
-  int (*is_chain)(const char *, xtc_handle *);
-  int (*builtin)(const char *, xtc_handle *);
-  const char *(*first_chain)(xtc_handle *);
-  const char *(*next_chain)(xtc_handle *);
-  int (*flush)(const char *, xtc_handle *);
-  int (*zero)(const char *, xtc_handle *);
-  int (*zero_rule)(const char *, unsigned, xtc_handle *);
-  int (*create)(const char *, xtc_handle *);
-  int (*remove)(const char *, xtc_handle *);
-  int (*rename)(const char *, const char *, xtc_handle *);
-  int (*policy)(const char *, const char *, xt_counters *, xtc_handle *);
-  int (*append)(const char *, const void *, xtc_handle *);
-  int (*insert)(const char *, const void *, unsigned, xtc_handle *);
-  int (*replace)(const char *, const void *, unsigned, xtc_handle *);
-  int (*delete_num)(const char *, unsigned, xtc_handle *);
-  int (*delete_entry)(const char *, const void *, unsigned char *,
-                      xtc_handle *);
-  int (*check)(const char *, const void *, unsigned char *, xtc_handle *);
-  const char *(*strerror)(int);
-};
-
-const Tc kIpv4 = {
-    iptc_init,
-    iptc_free,
-    iptc_commit,
-    [](const char *c, xtc_handle *h) { return iptc_is_chain(c, h); },
-    [](const char *c, xtc_handle *h) { return iptc_builtin(c, h); },
-    iptc_first_chain,
-    iptc_next_chain,
-    [](const char *c, xtc_handle *h) { return iptc_flush_entries(c, h); },
-    [](const char *c, xtc_handle *h) { return iptc_zero_entries(c, h); },
-    [](const char *c, unsigned n, xtc_handle *h) {
-      return iptc_zero_counter(c, n, h);
-    },
-    [](const char *c, xtc_handle *h) { return iptc_create_chain(c, h); },
-    [](const char *c, xtc_handle *h) { return iptc_delete_chain(c, h); },
-    [](const char *a, const char *b, xtc_handle *h) {
-      return iptc_rename_chain(a, b, h);
-    },
-    [](const char *c, const char *p, xt_counters *n, xtc_handle *h) {
-      return iptc_set_policy(c, p, n, h);
-    },
-    [](const char *c, const void *e, xtc_handle *h) {
-      return iptc_append_entry(c, static_cast<const ipt_entry *>(e), h);
-    },
-    [](const char *c, const void *e, unsigned n, xtc_handle *h) {
-      return iptc_insert_entry(c, static_cast<const ipt_entry *>(e), n, h);
-    },
-    [](const char *c, const void *e, unsigned n, xtc_handle *h) {
-      return iptc_replace_entry(c, static_cast<const ipt_entry *>(e), n, h);
-    },
-    [](const char *c, unsigned n, xtc_handle *h) {
-      return iptc_delete_num_entry(c, n, h);
-    },
-    [](const char *c, const void *e, unsigned char *m, xtc_handle *h) {
-      return iptc_delete_entry(c, static_cast<const ipt_entry *>(e), m, h);
-    },
-    [](const char *c, const void *e, unsigned char *m, xtc_handle *h) {
-      return iptc_check_entry(c, static_cast<const ipt_entry *>(e), m, h);
-    },
-    iptc_strerror,
-};
-
-const Tc kIpv6 = {
-    ip6tc_init,
-    ip6tc_free,
-    ip6tc_commit,
-    [](const char *c, xtc_handle *h) { return ip6tc_is_chain(c, h); },
-    [](const char *c, xtc_handle *h) { return ip6tc_builtin(c, h); },
-    ip6tc_first_chain,
-    ip6tc_next_chain,
-    [](const char *c, xtc_handle *h) { return ip6tc_flush_entries(c, h); },
-    [](const char *c, xtc_handle *h) { return ip6tc_zero_entries(c, h); },
-    [](const char *c, unsigned n, xtc_handle *h) {
-      return ip6tc_zero_counter(c, n, h);
-    },
-    [](const char *c, xtc_handle *h) { return ip6tc_create_chain(c, h); },
-    [](const char *c, xtc_handle *h) { return ip6tc_delete_chain(c, h); },
-    [](const char *a, const char *b, xtc_handle *h) {
-      return ip6tc_rename_chain(a, b, h);
-    },
-    [](const char *c, const char *p, xt_counters *n, xtc_handle *h) {
-      return ip6tc_set_policy(c, p, n, h);
-    },
-    [](const char *c, const void *e, xtc_handle *h) {
-      return ip6tc_append_entry(c, static_cast<const ip6t_entry *>(e), h);
-    },
-    [](const char *c, const void *e, unsigned n, xtc_handle *h) {
-      return ip6tc_insert_entry(c, static_cast<const ip6t_entry *>(e), n, h);
-    },
-    [](const char *c, const void *e, unsigned n, xtc_handle *h) {
-      return ip6tc_replace_entry(c, static_cast<const ip6t_entry *>(e), n, h);
-    },
-    [](const char *c, unsigned n, xtc_handle *h) {
-      return ip6tc_delete_num_entry(c, n, h);
-    },
-    [](const char *c, const void *e, unsigned char *m, xtc_handle *h) {
-      return ip6tc_delete_entry(c, static_cast<const ip6t_entry *>(e), m, h);
-    },
-    [](const char *c, const void *e, unsigned char *m, xtc_handle *h) {
-      return ip6tc_check_entry(c, static_cast<const ip6t_entry *>(e), m, h);
-    },
-    ip6tc_strerror,
-};
-
 [[noreturn]] void fail(const Location &loc, std::string msg, ExitCode code) {
   Diagnostic d;
   d.loc = loc;
@@ -148,8 +35,8 @@ const Tc kIpv6 = {
 class Writer : public RestoreWriter {
 public:
   Writer(const RestoreConfig &cfg, const BlockSource *block)
-      : cfg_(cfg), tc_(cfg.family == Family::ipv4 ? kIpv4 : kIpv6),
-        block_(block), verbose_(cfg.verbose && !cfg.noflush) {}
+      : cfg_(cfg), tc_(iptc_of(cfg.family)), block_(block),
+        verbose_(cfg.verbose && !cfg.noflush) {}
   ~Writer() override { release(); }
 
   void begin(const std::string &table, const Location &loc) override {
@@ -204,7 +91,7 @@ public:
       count.pcnt = d.packets;
       count.bcnt = d.bytes;
     }
-    if (!tc_.policy(d.name.c_str(), d.policy.c_str(), &count, h_))
+    if (!tc_.set_policy(d.name.c_str(), d.policy.c_str(), &count, h_))
       fail(d.loc,
            "Can't set policy `" + d.policy + "' on `" + d.name +
                "': " + tc_.strerror(errno),
@@ -299,7 +186,7 @@ public:
       check(tc_.rename(chain, cmd.arg.c_str(), h_), cmd.loc);
       break;
     case CommandKind::policy:
-      check(tc_.policy(chain, cmd.arg.c_str(), nullptr, h_), cmd.loc);
+      check(tc_.set_policy(chain, cmd.arg.c_str(), nullptr, h_), cmd.loc);
       break;
     case CommandKind::none:
       break;
@@ -400,7 +287,7 @@ private:
     TableImage::Replay to;
     to.create = [this](const char *c) { return tc_.create(c, h_) != 0; };
     to.policy = [this](const char *c, const char *p, xt_counters *n) {
-      return tc_.policy(c, p, n, h_) != 0;
+      return tc_.set_policy(c, p, n, h_) != 0;
     };
     to.append = [this](const char *c, const void *e) {
       return tc_.append(c, e, h_) != 0;
@@ -469,7 +356,7 @@ private:
   }
 
   const RestoreConfig &cfg_;
-  const Tc &tc_;
+  const Iptc &tc_;
   std::string table_;
   Location loc_;
   xtc_handle *h_ = nullptr;
