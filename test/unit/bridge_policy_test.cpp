@@ -11,6 +11,7 @@
 #include "fastrestore/bridge_policy.h"
 #include "fastrestore/nft_rule.h"
 #include "fastrestore/plan.h"
+#include "helpers.h"
 
 using namespace fastrestore;
 
@@ -49,29 +50,13 @@ Command append(const std::string &chain, Verdict v, int line) {
 // A bridge filter table whose user chain `mine` ends in a DROP policy rule
 // (handle 7) after one ordinary rule (handle 6).
 KernelAccess bridge_kernel() {
-  KernelAccess k;
-  k.read = [] {
-    KernelTable t;
-    t.exists = true;
-    for (const char *n : {"INPUT", "FORWARD", "OUTPUT"}) {
-      KernelChain c;
-      c.name = n;
-      c.base = true;
-      t.chains.push_back(c);
-    }
-    KernelChain c;
-    c.name = "mine";
-    c.handle = 3;
-    c.rules = {6, 7};
-    c.messages = {policy_message(Verdict::accept, false),
-                  policy_message(Verdict::drop)};
-    t.chains.push_back(c);
-    return t;
-  };
-  k.chain_exists = [](const std::string &c) {
-    return c == "mine" || c == "INPUT" || c == "FORWARD" || c == "OUTPUT";
-  };
-  return k;
+  KernelChain c;
+  c.name = "mine";
+  c.handle = 3;
+  c.rules = {6, 7};
+  c.messages = {policy_message(Verdict::accept, false),
+                policy_message(Verdict::drop)};
+  return test::kernel_with(c);
 }
 
 } // namespace

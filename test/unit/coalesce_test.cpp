@@ -15,18 +15,11 @@
 
 #include "fastrestore/nft_transport.h"
 #include "fastrestore/restore.h"
+#include "helpers.h"
 
 using namespace fastrestore;
 
 namespace {
-
-int input_fd(const std::string &text) {
-  int fd = memfd_create("input", 0);
-  REQUIRE(write(fd, text.data(), text.size()) ==
-          static_cast<ssize_t>(text.size()));
-  lseek(fd, 0, SEEK_SET);
-  return fd;
-}
 
 // The message types of one sent transaction, and the sequence numbers of
 // its NEWRULE messages.
@@ -60,7 +53,7 @@ const char kThreeBlocks[] =
 
 int restore(nft::RecordingTransport &rec, const RestoreConfig &cfg,
             const std::string &text, std::string &err) {
-  int fd = input_fd(text);
+  int fd = test::input_fd(text);
   std::ostringstream out;
   int status = run_restore(fd, cfg, &rec, out);
   close(fd);

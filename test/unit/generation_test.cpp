@@ -18,17 +18,7 @@
 
 using namespace fastrestore;
 
-namespace {
-
-int input_fd(const std::string &text) {
-  int fd = memfd_create("input", 0);
-  REQUIRE(write(fd, text.data(), text.size()) ==
-          static_cast<ssize_t>(text.size()));
-  lseek(fd, 0, SEEK_SET);
-  return fd;
-}
-
-} // namespace
+namespace {} // namespace
 
 TEST_CASE("a batch sent with a generation carries it in BATCH_BEGIN",
           "[generation]") {
@@ -84,7 +74,7 @@ TEST_CASE("a block that read the kernel is planned again after a stale "
   RestoreConfig cfg;
   cfg.noflush = true;
   // -D by position reads the table.
-  int fd = input_fd("*filter\n-D web 2\nCOMMIT\n");
+  int fd = test::input_fd("*filter\n-D web 2\nCOMMIT\n");
   std::ostringstream err;
   CHECK(run_restore(fd, cfg, &rec, err) == 0);
   close(fd);
@@ -97,7 +87,7 @@ TEST_CASE("a block that only appends carries no generation", "[generation]") {
   nft::RecordingTransport rec;
   RestoreConfig cfg;
   cfg.noflush = true;
-  int fd = input_fd("*filter\n-A INPUT -j ACCEPT\nCOMMIT\n");
+  int fd = test::input_fd("*filter\n-A INPUT -j ACCEPT\nCOMMIT\n");
   std::ostringstream err;
   CHECK(run_restore(fd, cfg, &rec, err) == 0);
   close(fd);

@@ -4,6 +4,10 @@
 #include <libnftnl/rule.h>
 
 #include <memory>
+#include <stdexcept>
+
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "fastrestore/lexer.h"
 #include "fastrestore/nft_rule.h"
@@ -58,6 +62,38 @@ std::string render_rule(const std::string &line, Family family,
     pos = end;
   }
   return out;
+}
+
+KernelAccess kernel_with(const KernelChain &user, int *reads) {
+  KernelAccess k;
+  k.read = [=] {
+    if (reads != nullptr)
+      ++*reads;
+    KernelTable t;
+    t.exists = true;
+    for (const char *n : {"INPUT", "FORWARD", "OUTPUT"}) {
+      KernelChain c;
+      c.name = n;
+      c.base = true;
+      t.chains.push_back(c);
+    }
+    t.chains.push_back(user);
+    return t;
+  };
+  k.chain_exists = [name = user.name](const std::string &chain) {
+    return chain == name || chain == "INPUT" || chain == "FORWARD" ||
+           chain == "OUTPUT";
+  };
+  return k;
+}
+
+int input_fd(const std::string &text) {
+  int fd = memfd_create("input", 0);
+  if (fd < 0 ||
+      write(fd, text.data(), text.size()) != static_cast<ssize_t>(text.size()))
+    throw std::runtime_error("input_fd: no memfd");
+  lseek(fd, 0, SEEK_SET);
+  return fd;
 }
 
 Diagnostic parse_error(const std::string &line, Family family,

@@ -31,4 +31,12 @@ Plan one_rule_plan();
 Diagnostic parse_error(const std::string &line, Family family = Family::ipv4,
                        const std::string &table = "filter");
 
+// The filter table as a kernel holds it, reached through KernelAccess:
+// INPUT, FORWARD and OUTPUT, then `user`. `reads` (when given) counts the
+// table's reads.
+KernelAccess kernel_with(const KernelChain &user, int *reads = nullptr);
+
+// A file descriptor reading `text` from its start (a memfd).
+int input_fd(const std::string &text);
+
 } // namespace fastrestore::test

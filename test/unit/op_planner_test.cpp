@@ -34,28 +34,9 @@ Block::Entry cmd(const std::string &line, int n) {
 
 // A kernel whose filter table has INPUT, FORWARD, OUTPUT and `user`.
 KernelAccess kernel_with(const std::string &user, int *reads = nullptr) {
-  KernelAccess k;
-  k.read = [=] {
-    if (reads != nullptr)
-      ++*reads;
-    KernelTable t;
-    t.exists = true;
-    for (const char *n : {"INPUT", "FORWARD", "OUTPUT"}) {
-      KernelChain c;
-      c.name = n;
-      c.base = true;
-      t.chains.push_back(c);
-    }
-    KernelChain c;
-    c.name = user;
-    t.chains.push_back(c);
-    return t;
-  };
-  k.chain_exists = [=](const std::string &chain) {
-    return chain == user || chain == "INPUT" || chain == "FORWARD" ||
-           chain == "OUTPUT";
-  };
-  return k;
+  KernelChain c;
+  c.name = user;
+  return test::kernel_with(c, reads);
 }
 
 std::string refusal(OpPlanner &p, Block::Entry e) {
