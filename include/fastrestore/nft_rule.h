@@ -34,17 +34,6 @@ void encode_rule(nlmsghdr *nlh, const Rule &rule, Family family,
                  const Placement &where = {},
                  const std::vector<uint32_t> *set_ids = nullptr);
 
-// ebtables-nft's among payload (struct nft_among_data): per direction the
-// count of (MAC[, IPv4]) pairs, inversion and whether IPs are given, then
-// the pairs, each a 6-byte MAC, 2 bytes padding and a 4-byte address.
-struct AmongSide {
-  size_t count = 0;
-  bool inv = false, ip = false;
-  const uint8_t *pairs = nullptr;
-};
-constexpr size_t kAmongPairSize = 12;
-bool parse_among(const XtBlob &m, AmongSide &src, AmongSide &dst);
-
 // The nfgenmsg family of an IR family.
 uint8_t nfproto_of(Family family);
 

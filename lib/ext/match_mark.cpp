@@ -1,4 +1,4 @@
-// mark match (revision 1): meta mark, an optional mask, cmp.
+// mark match (revision 1, as registered): meta mark, an optional mask, cmp.
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netfilter/xt_mark.h>
 
@@ -10,7 +10,7 @@ namespace fastrestore {
 
 bool lower_match_mark(const XtBlob &m, const LowerCtx &ctx) {
   xt_mark_mtinfo1 info{};
-  if (m.revision != 1 || m.data.size() < sizeof(info))
+  if (m.data.size() < sizeof(info))
     return false;
   std::memcpy(&info, m.data.data(), sizeof(info));
   ctx.out.meta_load(NFT_META_MARK);

@@ -16,6 +16,7 @@
 #include <ctime>
 #include <functional>
 
+#include "fastrestore/among.h"
 #include "fastrestore/nft_backend.h"
 #include "fastrestore/nft_rule.h"
 #include "fastrestore/tables.h"
@@ -161,8 +162,8 @@ void atomic_append(const std::string &path, const std::string &table,
     Growth g;
     for (const auto &r : rules) {
       for (const auto &m : r.matches) {
-        nft::AmongSide src, dst;
-        if (m.name == "among" && !m.watcher && nft::parse_among(m, src, dst)) {
+        AmongSide src, dst;
+        if (m.name == "among" && !m.watcher && parse_among(m, src, dst)) {
           g.sets += (src.count > 0) + (dst.count > 0);
           g.elements += static_cast<uint32_t>(src.count + dst.count);
         }

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <new>
 
+#include "fastrestore/among.h"
 #include "fastrestore/nft_rule.h"
 
 namespace fastrestore::nft {

@@ -88,37 +88,8 @@ void verdict(ExprWriter &w, const Rule &r) {
   }
 }
 
-// ebtables-nft's among: a lookup of the MAC (and IPv4 address) in an
-// anonymous set per direction, after a test for IPv4 when addresses are
-// given.
-void among(ExprWriter &w, const XtBlob &m, const std::vector<uint32_t> *ids,
-           size_t &next_id) {
-  AmongSide src, dst;
-  if (!parse_among(m, src, dst))
-    return;
-  if ((src.count && src.ip) || (dst.count && dst.ip)) {
-    uint16_t ip = htons(ETH_P_IP);
-    w.meta_load(NFT_META_PROTOCOL);
-    w.cmp(NFT_CMP_EQ, &ip, 2);
-  }
-  for (int d = 0; d < 2; ++d) {
-    const AmongSide &side = d ? dst : src;
-    if (!side.count)
-      continue;
-    w.payload(NFT_PAYLOAD_LL_HEADER,
-              d ? offsetof(ethhdr, h_dest) : offsetof(ethhdr, h_source),
-              ETH_ALEN);
-    if (side.ip)
-      w.payload(NFT_PAYLOAD_NETWORK_HEADER, d ? 16 : 12, 4, NFT_REG32_02);
-    uint32_t id = ids != nullptr && next_id < ids->size() ? (*ids)[next_id] : 0;
-    ++next_id;
-    w.lookup("__set%d", id, side.inv ? NFT_LOOKUP_F_INV : 0);
-  }
-}
-
 void encode_bridge(ExprWriter &w, const Rule &r,
                    const std::vector<uint32_t> *set_ids) {
-  size_t next_id = 0;
   const EbFields &eb = r.eb;
   auto op = [&](uint32_t bit) {
     return (eb.invflags & bit) ? NFT_CMP_NEQ : NFT_CMP_EQ;
@@ -153,28 +124,17 @@ void encode_bridge(ExprWriter &w, const Rule &r,
     }
     w.cmp(cmp, &proto, 2);
   }
-  LowerCtx ctx{w, Family::bridge, 0, r.loc};
+  size_t next_set = 0;
+  LowerCtx ctx{w, Family::bridge, 0, r.loc, eb.bitmask, set_ids, &next_set};
   for (const auto &m : r.matches) {
-    if (m.watcher) {
+    if (m.watcher) // a target listed with the matches: compat
       w.xt(true, m.name, m.revision, m.data.data(), m.data.size());
-    } else if (m.name == "limit") {
+    else
       lower_match(m, ctx);
-    } else if (m.name == "among") {
-      among(w, m, set_ids, next_id);
-    } else if (m.name == "802_3" && !(eb.bitmask & EBT_802_3)) {
-      Diagnostic d;
-      d.loc = r.loc;
-      d.message = "For 802.3 DSAP/SSAP filtering the protocol must be LENGTH";
-      d.code = ExitCode::parameter;
-      throw Error(std::move(d));
-    } else {
-      w.xt(false, m.name, m.revision, m.data.data(), m.data.size());
-    }
   }
   w.counter(r.packets, r.bytes);
-  if (r.verdict == Verdict::target) // always compat, even NFLOG and TRACE
-    w.xt(true, r.target->name, r.target->revision, r.target->data.data(),
-         r.target->data.size());
+  if (r.verdict == Verdict::target) // no native target for the bridge
+    lower_target(*r.target, ctx);
   else
     verdict(w, r);
 }
@@ -266,25 +226,6 @@ void encode_rule(nlmsghdr *nlh, const Rule &rule, Family family,
     mnl_attr_put_u32(nlh, NFTA_RULE_ID, htonl(where.id));
   if (where.position_id)
     mnl_attr_put_u32(nlh, NFTA_RULE_POSITION_ID, htonl(where.position_id));
-}
-
-bool parse_among(const XtBlob &m, AmongSide &src, AmongSide &dst) {
-  // struct { size_t cnt; bool inv; bool ip; } src, dst; then the pairs.
-  const size_t side = sizeof(size_t) * 2, head = 2 * side;
-  if (m.data.size() < head)
-    return false;
-  auto read = [&](size_t off, AmongSide &s) {
-    std::memcpy(&s.count, m.data.data() + off, sizeof(size_t));
-    s.inv = m.data[off + sizeof(size_t)] != 0;
-    s.ip = m.data[off + sizeof(size_t) + 1] != 0;
-  };
-  read(0, src);
-  read(side, dst);
-  if ((src.count + dst.count) * kAmongPairSize > m.data.size() - head)
-    return false;
-  src.pairs = m.data.data() + head;
-  dst.pairs = src.pairs + src.count * kAmongPairSize;
-  return true;
 }
 
 uint8_t nfproto_of(Family family) {

@@ -1,0 +1,46 @@
+// ebtables' among match as its plugin stores it (libebt_among's struct
+// nft_among_data): per direction the count of (MAC[, IPv4]) pairs,
+// whether it is inverted and whether addresses are given, then the pairs,
+// each a 6-byte MAC, 2 bytes of padding and a 4-byte IPv4 address. Read by
+// its lowering (lib/ext/match_among.cpp), by the batch that makes its
+// anonymous sets, and by ebtables' atomic files. Header only: it reads the
+// IR's bytes and depends on nothing else.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "fastrestore/ir.h"
+
+namespace fastrestore {
+
+struct AmongSide {
+  size_t count = 0;
+  bool inv = false, ip = false;
+  const uint8_t *pairs = nullptr;
+};
+constexpr size_t kAmongPairSize = 12;
+
+// The two directions of among match `m`; false when its data is too short
+// for what it announces.
+inline bool parse_among(const XtBlob &m, AmongSide &src, AmongSide &dst) {
+  // struct { size_t cnt; bool inv; bool ip; } src, dst; then the pairs.
+  const size_t side = sizeof(size_t) * 2, head = 2 * side;
+  if (m.data.size() < head)
+    return false;
+  auto read = [&](size_t off, AmongSide &s) {
+    std::memcpy(&s.count, m.data.data() + off, sizeof(size_t));
+    s.inv = m.data[off + sizeof(size_t)] != 0;
+    s.ip = m.data[off + sizeof(size_t) + 1] != 0;
+  };
+  read(0, src);
+  read(side, dst);
+  if ((src.count + dst.count) * kAmongPairSize > m.data.size() - head)
+    return false;
+  src.pairs = m.data.data() + head;
+  dst.pairs = src.pairs + src.count * kAmongPairSize;
+  return true;
+}
+
+} // namespace fastrestore
