@@ -7,14 +7,14 @@
 #include "eb_state.h"
 #include "fastrestore/plugin_failure.h"
 #include "fastrestore/stats.h"
+#include "fastrestore/xtables_setup.h"
 
 namespace fastrestore {
 
 using eb::g_eb;
 
 EbParser::EbParser() {
-  xtables_init_all(&g_eb, NFPROTO_BRIDGE);
-  eb::load_all();
+  use_xtables(Family::bridge, nullptr);
 }
 
 EbParser::~EbParser() = default;

@@ -18,11 +18,11 @@
 
 #include "fastrestore/bridge_policy.h"
 #include "fastrestore/diagnostic.h"
-#include "fastrestore/eb_parser.h"
 #include "fastrestore/nft_attrs.h"
 #include "fastrestore/nft_dumper.h"
 #include "fastrestore/plugin_failure.h"
 #include "fastrestore/tables.h"
+#include "fastrestore/xtables_setup.h"
 #include "kernel_rules.h"
 #include "print.h"
 
@@ -63,8 +63,7 @@ void read_kernel(const EbListOptions &opts, Listing &l) {
 namespace {
 
 int list(const EbListOptions &opts) {
-  static std::unique_ptr<EbParser> plugins;
-  plugins = std::make_unique<EbParser>();
+  use_xtables(Family::bridge, nullptr);
   const BuiltinTable *bt = find_builtin_table(opts.table, Family::bridge);
   if (bt == nullptr) {
     fprintf(stderr, "fastrestore ebtables: table '%s' does not exist\n",

@@ -22,7 +22,7 @@ extern "C" {
 
 #include "fastrestore/iptc.h"
 #include "fastrestore/version.h"
-#include "fastrestore/xt_parser.h"
+#include "fastrestore/xtables_setup.h"
 #include "print.h"
 #include "save.h"
 
@@ -177,8 +177,7 @@ int save_legacy(const TextSaveOptions &opts) {
                     "tables live in nf_tables (drop --legacy)\n");
     return 2;
   }
-  static std::unique_ptr<XtParser> xt;
-  xt = std::make_unique<XtParser>(opts.family, make_netlink_revision_probe());
+  use_xtables(opts.family, make_netlink_revision_probe());
   const Iptc &tc = iptc_of(opts.family);
   std::vector<std::string> tables;
   if (!opts.table.empty()) {

@@ -15,10 +15,9 @@
 
 #include "decode.h"
 #include "fastrestore/bridge_policy.h"
-#include "fastrestore/eb_parser.h"
 #include "fastrestore/tables.h"
 #include "fastrestore/version.h"
-#include "fastrestore/xt_parser.h"
+#include "fastrestore/xtables_setup.h"
 #include "kernel_rules.h"
 #include "print.h"
 #include "save.h"
@@ -225,12 +224,7 @@ int save_nft(const TextSaveOptions &opts) {
   const bool bridge = opts.family == Family::bridge;
   // libxtables set up for the family, asking the kernel which revision of
   // an extension to use as iptables-nft does.
-  static std::unique_ptr<RuleParser> plugins;
-  if (bridge)
-    plugins = std::make_unique<EbParser>();
-  else
-    plugins =
-        std::make_unique<XtParser>(opts.family, make_netlink_revision_probe());
+  use_xtables(opts.family, bridge ? nullptr : make_netlink_revision_probe());
 
   static const char *const kIp[] = {"mangle", "security", "raw", "filter",
                                     "nat"};

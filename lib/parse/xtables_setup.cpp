@@ -1,0 +1,100 @@
+// libxtables' set-up and its switching between families (see
+// xtables_setup.h): iptables' globals for ip and ip6 (its option table, an
+// error handler that throws, revision questions asked through a
+// RevisionProbe), ebtables' for the bridge (eb_plugins.cpp).
+#include "fastrestore/xtables_setup.h"
+
+#include <getopt.h>
+#include <xtables.h>
+
+#include <linux/netfilter.h>
+
+#include <cstdarg>
+#include <cstdio>
+#include <string>
+
+#include "eb_state.h"
+#include "fastrestore/diagnostic.h"
+#include "fastrestore/plugin_failure.h"
+
+namespace fastrestore {
+namespace {
+
+std::string trim(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' '))
+    s.pop_back();
+  size_t i = 0;
+  while (i < s.size() && s[i] == '\n')
+    ++i;
+  return s.substr(i);
+}
+
+__attribute__((noreturn)) void exit_err_cb(enum xtables_exittype status,
+                                           const char *msg, ...) {
+  char buf[2048];
+  va_list ap;
+  va_start(ap, msg);
+  vsnprintf(buf, sizeof(buf), msg, ap);
+  va_end(ap);
+  throw PluginFailure{static_cast<int>(status), trim(buf)};
+}
+
+RevisionProbe *g_probe = nullptr;
+
+int compat_rev_cb(const char *name, uint8_t rev, int opt) {
+  return g_probe && g_probe->supported(name, rev, opt) ? 1 : 0;
+}
+
+// iptables' long options (the same names getopt_long resolves, including
+// abbreviations).
+struct option g_base_opts[] = {
+    {"append", 1, nullptr, 'A'},        {"delete", 1, nullptr, 'D'},
+    {"check", 1, nullptr, 'C'},         {"insert", 1, nullptr, 'I'},
+    {"replace", 1, nullptr, 'R'},       {"list", 2, nullptr, 'L'},
+    {"list-rules", 2, nullptr, 'S'},    {"flush", 2, nullptr, 'F'},
+    {"zero", 2, nullptr, 'Z'},          {"new-chain", 1, nullptr, 'N'},
+    {"delete-chain", 2, nullptr, 'X'},  {"rename-chain", 1, nullptr, 'E'},
+    {"policy", 1, nullptr, 'P'},        {"source", 1, nullptr, 's'},
+    {"destination", 1, nullptr, 'd'},   {"src", 1, nullptr, 's'},
+    {"dst", 1, nullptr, 'd'},           {"protocol", 1, nullptr, 'p'},
+    {"in-interface", 1, nullptr, 'i'},  {"jump", 1, nullptr, 'j'},
+    {"table", 1, nullptr, 't'},         {"match", 1, nullptr, 'm'},
+    {"numeric", 0, nullptr, 'n'},       {"out-interface", 1, nullptr, 'o'},
+    {"verbose", 0, nullptr, 'v'},       {"wait", 2, nullptr, 'w'},
+    {"wait-interval", 2, nullptr, 'W'}, {"exact", 0, nullptr, 'x'},
+    {"fragments", 0, nullptr, 'f'},     {"version", 0, nullptr, 'V'},
+    {"help", 2, nullptr, 'h'},          {"line-numbers", 0, nullptr, '0'},
+    {"modprobe", 1, nullptr, 'M'},      {"set-counters", 1, nullptr, 'c'},
+    {"goto", 1, nullptr, 'g'},          {"ipv4", 0, nullptr, '4'},
+    {"ipv6", 0, nullptr, '6'},          {nullptr, 0, nullptr, 0},
+};
+
+xtables_globals g_globals = {
+    0,       "fastrestore", "1.8.9 (nf_tables)", g_base_opts,
+    nullptr, exit_err_cb,   compat_rev_cb,
+};
+
+bool g_initialised = false;
+
+} // namespace
+
+void use_xtables(Family family, std::unique_ptr<RevisionProbe> probe) {
+  if (family == Family::bridge) {
+    xtables_init_all(&eb::g_eb, NFPROTO_BRIDGE);
+    eb::load_all();
+    return;
+  }
+  static std::unique_ptr<RevisionProbe> owned;
+  owned = std::move(probe);
+  g_probe = owned.get();
+  uint8_t proto = family == Family::ipv4 ? NFPROTO_IPV4 : NFPROTO_IPV6;
+  if (!g_initialised) {
+    if (xtables_init_all(&g_globals, proto) < 0)
+      throw Error({{}, "failed to initialise libxtables", ExitCode::format});
+    g_initialised = true;
+  } else {
+    xtables_set_nfproto(proto);
+  }
+}
+
+} // namespace fastrestore
