@@ -8,26 +8,12 @@
 #include <string>
 
 #include "fastrestore/chain_names.h"
+#include "fastrestore/held_refusals.h"
 #include "fastrestore/ir.h"
 #include "fastrestore/plan.h"
 #include "fastrestore/tables.h"
 
 namespace fastrestore::check {
-
-// iptables-nft leaves some refusals to the kernel (status 4), which come
-// after every refusal it makes itself while it carries out a block. Runs
-// `step`; keeps the first such refusal in `held` and rethrows any other.
-template <class F>
-void hold_kernel_refusal(std::optional<Error> &held, F step) {
-  try {
-    step();
-  } catch (Error &e) {
-    if (e.diag().code != ExitCode::kernel)
-      throw;
-    if (!held)
-      held = std::move(e);
-  }
-}
 
 [[noreturn]] inline void fail(const Location &loc, std::string msg,
                               ExitCode code) {

@@ -199,12 +199,10 @@ Plan plan_noflush(const Block &block, bool counters, KernelAccess kernel,
   plan.loc = block.loc;
   OpPlanner planner(block.table, true, counters, std::move(kernel),
                     block.family, id_base);
-  std::optional<Error> refused;
+  HeldRefusals refused;
   for (auto e : block.entries) // a copy: the entry's rules move into ops
-    check::hold_kernel_refusal(refused,
-                               [&] { planner.add(std::move(e), plan.ops); });
-  if (refused)
-    throw *refused;
+    refused.run([&] { planner.add(std::move(e), plan.ops); }, false);
+  refused.throw_first();
   return plan;
 }
 

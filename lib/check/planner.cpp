@@ -272,16 +272,17 @@ private:
 
 Plan plan_replace(const Block &block, const BuiltinTable &t, bool counters) {
   TableModel model(t, counters);
-  std::optional<Error> refused;
+  HeldRefusals refused;
   for (const auto &e : block.entries)
-    check::hold_kernel_refusal(refused, [&] {
-      if (e.decl)
-        model.declare(*e.decl);
-      else
-        model.apply(*e.cmd);
-    });
-  if (refused)
-    throw *refused;
+    refused.run(
+        [&] {
+          if (e.decl)
+            model.declare(*e.decl);
+          else
+            model.apply(*e.cmd);
+        },
+        false);
+  refused.throw_first();
   Plan plan;
   plan.table = block.table;
   plan.loc = block.loc;

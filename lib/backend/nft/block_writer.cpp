@@ -13,6 +13,7 @@
 
 #include "coalescer.h"
 #include "fastrestore/bridge_policy.h"
+#include "fastrestore/held_refusals.h"
 #include "fastrestore/nft_backend.h"
 #include "fastrestore/plan.h"
 #include "fastrestore/restore_writer.h"
@@ -121,8 +122,7 @@ public:
     } else
       begin_block(*batch_, table, loc, !cfg_.noflush, table_ready_);
     needs_model_ = false;
-    deferred_.reset();
-    kernel_refusal_.reset();
+    refusals_.clear();
   }
 
   void declare(ChainDecl &&d) override {
@@ -134,14 +134,9 @@ public:
   }
 
   void commit(const Location &loc) override {
-    if (!deferred_ && kernel_refusal_)
-      deferred_ = std::move(kernel_refusal_);
-    kernel_refusal_.reset();
-    if (deferred_) {
+    if (refusals_.any()) {
       batch_.reset();
-      Error e = std::move(*deferred_);
-      deferred_.reset();
-      throw e;
+      refusals_.throw_first();
     }
     if (needs_model_) {
       Plan plan =
@@ -240,7 +235,10 @@ private:
     cur_loc_ = e.decl ? e.decl->loc : e.cmd ? e.cmd->loc : cur_loc_;
     ops_.clear();
     bool planned = false;
-    if (hold_refusal([&] { planned = plan(std::move(e)); }))
+    // iptables-nft carries out a block's commands at COMMIT, after it has
+    // parsed every line: a planning refusal waits for the later lines'
+    // parse errors (see held_refusals.h).
+    if (refusals_.run([&] { planned = plan(std::move(e)); }, true))
       check_encoding(e);
     if (!planned)
       return;
@@ -285,26 +283,6 @@ private:
     Batch scratch(cfg_.family);
     for (const Rule &r : e.cmd->rules)
       scratch.add_rule(0, r, cfg_.family, table_, e.cmd->chain);
-  }
-
-  // iptables-nft carries out a block's commands at COMMIT, after it has
-  // parsed every line: a planning refusal waits for the later lines' parse
-  // errors, and what iptables-nft leaves to the kernel (status 4) comes
-  // after its own refusals. The first of each is kept for commit().
-  // Returns whether step was refused.
-  template <class F> bool hold_refusal(F step) {
-    try {
-      step();
-    } catch (Error &err) {
-      if (err.diag().code != ExitCode::kernel) {
-        if (!deferred_)
-          deferred_ = std::move(err);
-      } else if (!kernel_refusal_) {
-        kernel_refusal_ = std::move(err);
-      }
-      return true;
-    }
-    return false;
   }
 
   // With -v, iptables-nft-restore empties a table instead of deleting it:
@@ -416,8 +394,7 @@ private:
   std::vector<Op> ops_;
   bool table_ready_ = false;
   bool needs_model_ = false;
-  std::optional<Error> deferred_;       // the block's first planning error
-  std::optional<Error> kernel_refusal_; // ... of those left to the kernel
+  HeldRefusals refusals_; // the block's planning refusals, until COMMIT
   EbPolicies eb_policies_{cfg_.noflush};
   Location cur_loc_;              // the entry being planned
   std::optional<uint32_t> genid_; // the generation this block read
