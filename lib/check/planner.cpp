@@ -38,8 +38,8 @@ bool same_rule(const Rule &a, const Rule &b) {
 // The model of a table being replaced.
 class TableModel {
 public:
-  TableModel(const BuiltinTable &t, bool counters)
-      : table_(t), counters_(counters) {}
+  TableModel(const BuiltinTable &t, bool counters, HeldRefusals &refused)
+      : table_(t), counters_(counters), refused_(refused) {}
 
   PlannedChain *find(const std::string &name) {
     for (auto &c : chains_)
@@ -218,7 +218,7 @@ private:
       // Every user chain; refused like the kernel refuses a busy chain.
       for (const auto &c : chains_)
         if (!c.builtin && (!c.rules.empty() || referenced(c.name)))
-          busy(cmd, c.name);
+          hold_busy(cmd, c.name);
       // iptables-nft also drops base chains that are empty and accept.
       chains_.erase(std::remove_if(chains_.begin(), chains_.end(),
                                    [](const PlannedChain &c) {
@@ -241,13 +241,21 @@ private:
       return;
     }
     if (!c->rules.empty() || referenced(cmd.chain))
-      busy(cmd, cmd.chain);
+      hold_busy(cmd, cmd.chain);
     chains_.erase(chains_.begin() + (c - chains_.data()));
   }
 
-  [[noreturn]] void busy(const Command &cmd, const std::string &chain) {
-    fail(cmd.loc, "CHAIN_DEL failed (Device or resource busy): chain " + chain,
-         ExitCode::kernel);
+  // The kernel refuses to delete a busy chain only at COMMIT: iptables-nft
+  // has dropped the chain from its own view by then, so a later line that
+  // names it is refused by iptables-nft itself, which comes first.
+  void hold_busy(const Command &cmd, const std::string &chain) {
+    refused_.run(
+        [&] {
+          fail(cmd.loc,
+               "CHAIN_DEL failed (Device or resource busy): chain " + chain,
+               ExitCode::kernel);
+        },
+        false);
   }
 
   void rename(const Command &cmd) {
@@ -267,12 +275,13 @@ private:
 
   const BuiltinTable &table_;
   bool counters_;
+  HeldRefusals &refused_;
   std::vector<PlannedChain> chains_;
 };
 
 Plan plan_replace(const Block &block, const BuiltinTable &t, bool counters) {
-  TableModel model(t, counters);
   HeldRefusals refused;
+  TableModel model(t, counters, refused);
   for (const auto &e : block.entries)
     refused.run(
         [&] {
