@@ -213,8 +213,9 @@ def explain(case, a, b):
                 "table line")
     if (case.mode == "bridge" and b.status == 2 and
             "Problem with the specified rule number" in b.stderr and
-            re.search(r"(?m)^-D[ \t]+\S+[ \t]+(-\d|\d*:)", text)):
-        return "ebtables -D with a range or a negative number"
+            re.search(r"(?m)^-D[ \t]+\S+[ \t]+(-\d|\d*:|0*[1-9]\d{9})",
+                      text)):
+        return "ebtables -D with a range, a negative or a 32-bit number"
     if (case.mode == "bridge" and a.status == 0 and b.status == 2 and
             re.search(r"--(mark-set|mark-or|mark-and|mark-xor|to-dst|"
                       r"to-src|arpreply-mac|redirect-target)", text)):
