@@ -21,6 +21,7 @@
 #include "fastrestore/snapshot.h"
 #include "fastrestore/tables.h"
 #include "fastrestore/version.h"
+#include "fastrestore/xtables_bridge.h"
 #include "program.h"
 
 namespace fastrestore {

@@ -8,8 +8,9 @@
 // - The wire form (lib/backend/nft/bridge_policy_rule.cpp): the marker the
 //   rule encoder writes, and the one decoder that reads it back, as
 //   ebtables-nft does (nft_rule_is_policy_rule and
-//   nft_bridge_chain_postprocess in iptables 1.8.9), for the --noflush
-//   planner and the text save.
+//   nft_bridge_chain_postprocess in iptables 1.8.9), for the table reader
+//   (KernelChain::eb_policy, which the --noflush planner takes) and the
+//   text save. lib/check uses none of it: it sits below the backend.
 // - A block's policies (EbPolicies, lib/check/bridge_policy.cpp): what the
 //   chain lines, -N and -P of a bridge block say, kept apart from the
 //   planner's entries and written as policy rules at COMMIT.

@@ -37,9 +37,4 @@ public:
   Family family() const override { return Family::bridge; }
 };
 
-// The long option of ebtables' own table that `name` (without its dashes)
-// names, as getopt_long resolves it: exactly, or as the unique start of
-// one; empty when it names none or several.
-std::string ebtables_long_option(const std::string &name);
-
 } // namespace fastrestore

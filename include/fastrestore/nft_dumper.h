@@ -9,7 +9,13 @@
 
 #include <functional>
 
+#include "fastrestore/kernel_state.h"
+
 namespace fastrestore::nft {
+
+// One chain of an NFT_MSG_NEWCHAIN message (its name, handle, hook,
+// priority, type, policy and counters; no rules), and the table it is in.
+KernelChain parse_chain(const nlmsghdr *m, std::string *table);
 
 // Handed each message of a dump's answer.
 using DumpCallback = std::function<void(const nlmsghdr *)>;

@@ -167,6 +167,8 @@ private:
   // For -D/-C by specification and -Z: the kernel's rule messages and the
   // signatures computed so far.
   std::map<uint64_t, std::string> kernel_msgs_;
+  // The kernel's bridge policy rules read (handle -> verdict).
+  std::map<uint64_t, uint32_t> kernel_policy_rules_;
   std::map<std::pair<uint64_t, uint32_t>, std::string> sigs_;
 };
 

@@ -1,5 +1,6 @@
 // libxtables plugin lookups for code that reads a plugin (its print and
-// save functions, its sizes) rather than parsing a rule into it.
+// save functions, its sizes) rather than parsing a rule into it
+// (implemented in lib/xtables).
 //
 // xtables_find_match and xtables_find_target hand out a malloc'd copy (a
 // "clone", whose next points to itself) of a plugin that a rule being
@@ -8,6 +9,8 @@
 // registered plugin instead.
 #pragma once
 
+#include <string>
+
 struct xtables_match;
 struct xtables_target;
 
@@ -15,5 +18,11 @@ namespace fastrestore {
 
 xtables_match *peek_match(const char *name);
 xtables_target *peek_target(const char *name);
+
+// The plugin for `name` at `revision`, or at the best revision it has when
+// that one is missing (the plugin iptables-nft would print with); nullptr
+// when there is no plugin. Looked up once per name and revision.
+xtables_match *match_plugin(const std::string &name, int revision);
+xtables_target *target_plugin(const std::string &name, int revision);
 
 } // namespace fastrestore

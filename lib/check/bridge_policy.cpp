@@ -104,11 +104,10 @@ void EbPolicies::strip(Block &block, const std::string &table) {
 std::optional<uint32_t> OpPlanner::policy_of(const Chain &c) const {
   if (c.rules.empty() || c.rules.back().handle == 0)
     return std::nullopt;
-  auto msg = kernel_msgs_.find(c.rules.back().handle);
-  if (msg == kernel_msgs_.end())
+  auto it = kernel_policy_rules_.find(c.rules.back().handle);
+  if (it == kernel_policy_rules_.end())
     return std::nullopt;
-  return nft::eb_policy_verdict(
-      reinterpret_cast<const nlmsghdr *>(msg->second.data()));
+  return it->second;
 }
 
 // ebtables-nft deletes a user chain's policy rule with the chain (the

@@ -49,6 +49,42 @@ inline Op chain_op(OpKind kind, const std::string &name, const Location &loc,
   fail(loc, reason, ExitCode::format);
 }
 
+// The refusals the planners share, each worded once as iptables-nft
+// words it ("line N failed: <reason>", status 1).
+[[noreturn]] inline void no_such_chain(const Location &loc) {
+  line_failed(loc, "No chain/target/match by that name.");
+}
+[[noreturn]] inline void chain_exists(const Location &loc) {
+  line_failed(loc, "Chain already exists.");
+}
+// -E to a name a chain has already.
+[[noreturn]] inline void name_taken(const Location &loc) {
+  line_failed(loc, "File exists.");
+}
+// -X of a base chain that still holds rules.
+[[noreturn]] inline void chain_not_empty(const Location &loc) {
+  line_failed(loc, "Directory not empty.");
+}
+// -D or -C of a rule the chain does not hold.
+[[noreturn]] inline void no_such_rule(const Location &loc) {
+  line_failed(loc, "Bad rule (does a matching rule exist in that chain?).");
+}
+// -I, -D or -R with a number past the chain's end; `what` is "insertion",
+// "deletion" or "replacement".
+[[noreturn]] inline void index_too_big(const Location &loc, const char *what) {
+  line_failed(loc, std::string("Index of ") + what + " too big.");
+}
+// A rule that jumps to a chain the block has not made (status 2, at the
+// rule's own words).
+[[noreturn]] inline void no_such_jump(const Rule &r) {
+  fail(r.loc, "Chain '" + r.jump_chain + "' does not exist",
+       ExitCode::parameter);
+}
+
+inline bool jumps(const Rule &r) {
+  return r.verdict == Verdict::jump || r.verdict == Verdict::go;
+}
+
 // -E OLD NEW to a verdict's name, which no rule could jump to. iptables-nft
 // refuses to declare such a chain (status 2) and its rename of a chain
 // made in the same block fails in the kernel (status 4); legacy libiptc

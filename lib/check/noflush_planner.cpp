@@ -11,11 +11,16 @@
 
 namespace fastrestore {
 
+using check::chain_exists;
+using check::chain_not_empty;
 using check::chain_op;
 using check::check_rename_target;
 using check::fail;
-using check::line_failed;
+using check::index_too_big;
+using check::name_taken;
 using check::needs_kernel_rules;
+using check::no_such_chain;
+using check::no_such_rule;
 
 void OpPlanner::plan_noflush(Command &cmd, std::vector<Op> &out) {
   switch (cmd.kind) {
@@ -47,7 +52,7 @@ void OpPlanner::plan_noflush(Command &cmd, std::vector<Op> &out) {
   case CommandKind::new_chain:
     // iptables-nft and ebtables-nft look the chain up before they add it.
     if (find_builtin_chain(*table_, cmd.chain) || chain_exists_now(cmd.chain))
-      line_failed(cmd.loc, "Chain already exists.");
+      chain_exists(cmd.loc);
     known_.insert(cmd.chain);
     out.push_back(chain_op(OpKind::chain_new, cmd.chain, cmd.loc, *table_));
     record(Event::create, cmd.chain);
@@ -93,7 +98,7 @@ void OpPlanner::plan_noflush(Command &cmd, std::vector<Op> &out) {
       // An empty base chain may go; one with rules may not.
       const Chain &c = model_chain(cmd);
       if (!c.rules.empty())
-        line_failed(cmd.loc, "Directory not empty.");
+        chain_not_empty(cmd.loc);
     }
     if (!flush && model_) {
       auto it = model_->find(cmd.chain);
@@ -137,9 +142,9 @@ void OpPlanner::plan_positional(const Command &cmd, std::vector<Op> &out) {
   if (cmd.kind == CommandKind::rename_chain) {
     auto it = m.find(cmd.chain);
     if (it == m.end() || it->second.base)
-      line_failed(cmd.loc, "No chain/target/match by that name.");
+      no_such_chain(cmd.loc);
     if (m.count(cmd.arg) || find_builtin_chain(*table_, cmd.arg))
-      line_failed(cmd.loc, "File exists.");
+      name_taken(cmd.loc);
     check_rename_target(cmd);
     if (it->second.handle == 0)
       fail(cmd.loc,
@@ -175,7 +180,7 @@ void OpPlanner::plan_positional(const Command &cmd, std::vector<Op> &out) {
   switch (cmd.kind) {
   case CommandKind::insert:
     if (n > len + 1)
-      line_failed(cmd.loc, "Index of insertion too big.");
+      index_too_big(cmd.loc, "insertion");
     // Each rule goes to position n in turn (several addresses end up in
     // reverse order, as with iptables).
     for (const auto &r : cmd.rules) {
@@ -190,7 +195,7 @@ void OpPlanner::plan_positional(const Command &cmd, std::vector<Op> &out) {
     break;
   case CommandKind::remove_num: {
     if (n > len)
-      line_failed(cmd.loc, "Index of deletion too big.");
+      index_too_big(cmd.loc, "deletion");
     Op op = chain_op(OpKind::rule_delete, cmd.chain, cmd.loc, *table_);
     op.ref = c.rules[n - 1];
     c.rules.erase(c.rules.begin() + (n - 1));
@@ -199,7 +204,7 @@ void OpPlanner::plan_positional(const Command &cmd, std::vector<Op> &out) {
   }
   case CommandKind::replace: {
     if (n > len)
-      line_failed(cmd.loc, "Index of replacement too big.");
+      index_too_big(cmd.loc, "replacement");
     RuleRef old = c.rules[n - 1];
     Op op = new_rule(OpKind::rule_replace, cmd.rules.front());
     op.ref = old;
@@ -251,8 +256,7 @@ void OpPlanner::plan_by_spec(const Command &cmd, std::vector<Op> &out) {
           return signature(ref) == want;
         });
     if (it == c.rules.end())
-      line_failed(cmd.loc,
-                  "Bad rule (does a matching rule exist in that chain?).");
+      no_such_rule(cmd.loc);
     if (cmd.kind == CommandKind::remove) {
       Op op = chain_op(OpKind::rule_delete, cmd.chain, cmd.loc, *table_);
       op.ref = *it;
@@ -350,13 +354,15 @@ std::map<std::string, OpPlanner::Chain> &OpPlanner::model(const Command &cmd) {
   for (const auto &kc : kt.chains) {
     Chain c;
     c.base = kc.base;
-    c.accept = kc.accept;
+    c.accept = kc.accept();
     c.handle = kc.handle;
     for (size_t i = 0; i < kc.rules.size(); ++i) {
       c.rules.push_back(RuleRef{kc.rules[i], 0});
       if (i < kc.messages.size())
         kernel_msgs_.emplace(kc.rules[i], kc.messages[i]);
     }
+    if (kc.eb_policy && !kc.rules.empty())
+      kernel_policy_rules_.emplace(kc.rules.back(), *kc.eb_policy);
     model_->emplace(kc.name, std::move(c));
     model_order_.push_back(kc.name);
   }
@@ -370,7 +376,7 @@ OpPlanner::Chain &OpPlanner::model_chain(const Command &cmd) {
   auto &m = model(cmd);
   auto it = m.find(cmd.chain);
   if (it == m.end())
-    line_failed(cmd.loc, "No chain/target/match by that name.");
+    no_such_chain(cmd.loc);
   return it->second;
 }
 

@@ -9,10 +9,13 @@
 
 namespace fastrestore {
 
+using check::chain_exists;
 using check::chain_op;
 using check::declared_policy;
 using check::fail;
-using check::line_failed;
+using check::jumps;
+using check::no_such_chain;
+using check::no_such_jump;
 
 OpPlanner::OpPlanner(const std::string &table, bool noflush, bool counters,
                      KernelAccess kernel, Family family, uint32_t id_base)
@@ -126,12 +129,12 @@ bool OpPlanner::plan_replace(Command &cmd, std::vector<Op> &out) {
     check_jumps(cmd);
     ensure_base(cmd, out);
     if (!known_.count(cmd.chain))
-      line_failed(cmd.loc, "No chain/target/match by that name.");
+      no_such_chain(cmd.loc);
     add_rules(cmd, out);
     return true;
   case CommandKind::new_chain:
     if (known_.count(cmd.chain) || find_builtin_chain(*table_, cmd.chain))
-      line_failed(cmd.loc, "Chain already exists.");
+      chain_exists(cmd.loc);
     known_.insert(cmd.chain);
     out.push_back(chain_op(OpKind::chain_create, cmd.chain, cmd.loc, *table_));
     return true;
@@ -143,7 +146,7 @@ bool OpPlanner::plan_replace(Command &cmd, std::vector<Op> &out) {
       return false;
     ensure_base(cmd, out); // -F of a base chain creates it, as in iptables
     if (!known_.count(cmd.chain))
-      line_failed(cmd.loc, "No chain/target/match by that name.");
+      no_such_chain(cmd.loc);
     out.push_back(chain_op(OpKind::chain_flush, cmd.chain, cmd.loc, *table_));
     return true;
   case CommandKind::none:
@@ -170,7 +173,7 @@ void OpPlanner::require_chain(const Command &cmd) {
       kernel_chains_.count(cmd.chain))
     return;
   if (kernel_.chain_exists && !chain_exists_now(cmd.chain))
-    line_failed(cmd.loc, "No chain/target/match by that name.");
+    no_such_chain(cmd.loc);
   kernel_chains_.insert(cmd.chain);
 }
 
@@ -179,16 +182,14 @@ void OpPlanner::check_jumps(const Command &cmd) {
   // the order of the block's commands: the chain must have been made by
   // then. With --noflush it may be the kernel's: asked once per chain.
   for (const auto &r : cmd.rules) {
-    if ((r.verdict != Verdict::jump && r.verdict != Verdict::go) ||
-        find_builtin_chain(*table_, r.jump_chain) ||
+    if (!jumps(r) || find_builtin_chain(*table_, r.jump_chain) ||
         known_.count(r.jump_chain) || kernel_chains_.count(r.jump_chain))
       continue;
     if (noflush_ && (!kernel_.chain_exists || chain_exists_now(r.jump_chain))) {
       kernel_chains_.insert(r.jump_chain);
       continue;
     }
-    fail(r.loc, "Chain '" + r.jump_chain + "' does not exist",
-         ExitCode::parameter);
+    no_such_jump(r);
   }
 }
 

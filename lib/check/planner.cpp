@@ -8,11 +8,17 @@
 namespace fastrestore {
 namespace {
 
+using check::chain_exists;
+using check::chain_not_empty;
 using check::check_rename_target;
 using check::declared_policy;
 using check::fail;
-using check::line_failed;
-using check::policy_value;
+using check::index_too_big;
+using check::jumps;
+using check::name_taken;
+using check::no_such_chain;
+using check::no_such_jump;
+using check::no_such_rule;
 
 bool same_blob(const XtBlob &a, const XtBlob &b) {
   return a.name == b.name && a.revision == b.revision && a.data == b.data;
@@ -67,7 +73,7 @@ public:
   PlannedChain &chain_for_rule(const Command &cmd) {
     PlannedChain *c = find_or_create_builtin(cmd.chain, cmd.loc);
     if (c == nullptr)
-      line_failed(cmd.loc, "No chain/target/match by that name.");
+      no_such_chain(cmd.loc);
     return *c;
   }
 
@@ -105,7 +111,7 @@ public:
     case CommandKind::insert: {
       PlannedChain &c = chain_for_rule(cmd);
       if (cmd.rulenum > c.rules.size() + 1)
-        line_failed(cmd.loc, "Index of insertion too big.");
+        index_too_big(cmd.loc, "insertion");
       // Each rule goes to the position in turn, as with iptables.
       for (const auto &r : cmd.rules)
         c.rules.insert(c.rules.begin() + (cmd.rulenum - 1), r);
@@ -118,8 +124,7 @@ public:
         auto it = std::find_if(c.rules.begin(), c.rules.end(),
                                [&](const Rule &x) { return same_rule(x, r); });
         if (it == c.rules.end())
-          line_failed(cmd.loc,
-                      "Bad rule (does a matching rule exist in that chain?).");
+          no_such_rule(cmd.loc);
         if (cmd.kind == CommandKind::remove)
           c.rules.erase(it);
       }
@@ -128,14 +133,14 @@ public:
     case CommandKind::remove_num: {
       PlannedChain &c = chain_for_rule(cmd);
       if (cmd.rulenum > c.rules.size())
-        line_failed(cmd.loc, "Index of deletion too big.");
+        index_too_big(cmd.loc, "deletion");
       c.rules.erase(c.rules.begin() + (cmd.rulenum - 1));
       break;
     }
     case CommandKind::replace: {
       PlannedChain &c = chain_for_rule(cmd);
       if (cmd.rulenum > c.rules.size())
-        line_failed(cmd.loc, "Index of replacement too big.");
+        index_too_big(cmd.loc, "replacement");
       c.rules[cmd.rulenum - 1] = cmd.rules.front();
       break;
     }
@@ -155,7 +160,7 @@ public:
       break;
     case CommandKind::new_chain:
       if (find(cmd.chain) || find_builtin_chain(table_, cmd.chain))
-        line_failed(cmd.loc, "Chain already exists.");
+        chain_exists(cmd.loc);
       chains_.push_back(PlannedChain{cmd.loc, cmd.chain});
       break;
     case CommandKind::delete_chain:
@@ -179,13 +184,11 @@ public:
   // (base chains are left to the kernel, which refuses them).
   void check_jumps(const Command &cmd) const {
     for (const auto &r : cmd.rules)
-      if ((r.verdict == Verdict::jump || r.verdict == Verdict::go) &&
-          find_builtin_chain(table_, r.jump_chain) == nullptr &&
+      if (jumps(r) && find_builtin_chain(table_, r.jump_chain) == nullptr &&
           std::none_of(
               chains_.begin(), chains_.end(),
               [&](const PlannedChain &x) { return x.name == r.jump_chain; }))
-        fail(r.loc, "Chain '" + r.jump_chain + "' does not exist",
-             ExitCode::parameter);
+        no_such_jump(r);
   }
 
   std::vector<PlannedChain> take() { return std::move(chains_); }
@@ -200,15 +203,14 @@ private:
     // A base chain comes into existence when flushed or zeroed, too.
     PlannedChain *c = find_or_create_builtin(cmd.chain, cmd.loc);
     if (c == nullptr)
-      line_failed(cmd.loc, "No chain/target/match by that name.");
+      no_such_chain(cmd.loc);
     f(*c);
   }
 
   bool referenced(const std::string &name) const {
     for (const auto &c : chains_)
       for (const auto &r : c.rules)
-        if ((r.verdict == Verdict::jump || r.verdict == Verdict::go) &&
-            r.jump_chain == name)
+        if (jumps(r) && r.jump_chain == name)
           return true;
     return false;
   }
@@ -232,11 +234,11 @@ private:
     }
     PlannedChain *c = find(cmd.chain);
     if (c == nullptr)
-      line_failed(cmd.loc, "No chain/target/match by that name.");
+      no_such_chain(cmd.loc);
     if (c->builtin) {
       // An empty base chain goes, as iptables-nft deletes it.
       if (!c->rules.empty())
-        line_failed(cmd.loc, "Directory not empty.");
+        chain_not_empty(cmd.loc);
       chains_.erase(chains_.begin() + (c - chains_.data()));
       return;
     }
@@ -261,15 +263,14 @@ private:
   void rename(const Command &cmd) {
     PlannedChain *c = find(cmd.chain);
     if (c == nullptr || c->builtin)
-      line_failed(cmd.loc, "No chain/target/match by that name.");
+      no_such_chain(cmd.loc);
     if (find(cmd.arg) || find_builtin_chain(table_, cmd.arg))
-      line_failed(cmd.loc, "File exists.");
+      name_taken(cmd.loc);
     check_rename_target(cmd);
     c->name = cmd.arg;
     for (auto &x : chains_)
       for (auto &r : x.rules)
-        if ((r.verdict == Verdict::jump || r.verdict == Verdict::go) &&
-            r.jump_chain == cmd.chain)
+        if (jumps(r) && r.jump_chain == cmd.chain)
           r.jump_chain = cmd.arg;
   }
 

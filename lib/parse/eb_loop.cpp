@@ -50,7 +50,7 @@ bool Line::extension_option(int c) {
                           &it.flags, nullptr, &it.t))
       return true;
   }
-  for (xtables_match *m : g_loaded->matches) {
+  for (xtables_match *m : loaded()->matches) {
     if (m->parse == nullptr)
       continue;
     Item it;
@@ -74,7 +74,7 @@ bool Line::extension_option(int c) {
   // ebtables tries them in libxtables' list order, where nflog (which
   // refuses a '!' before it looks at the option) comes before log.
   for (xtables_target *t = xtables_targets; t != nullptr; t = t->next) {
-    const auto &ws = g_loaded->watchers;
+    const auto &ws = loaded()->watchers;
     if (t->parse == nullptr || std::find(ws.begin(), ws.end(), t) == ws.end())
       continue;
     Item it;
@@ -207,7 +207,7 @@ void Line::jump_option(struct option *&opts) {
     // A preloaded target is used as it is: asking libxtables again
     // would hand out a fresh copy of it each time.
     xtables_target *t = nullptr;
-    for (auto *k : g_loaded->targets)
+    for (auto *k : loaded()->targets)
       if (std::strcmp(k->name, optarg) == 0)
         t = k;
     // Any other target plugin (an xt one such as CT: the kernel
@@ -228,7 +228,7 @@ void Line::jump_option(struct option *&opts) {
                     t->real_name != nullptr ? t->real_name : optarg);
       t->t->u.user.revision = t->revision;
       bool known = false;
-      for (auto *k : g_loaded->targets)
+      for (auto *k : loaded()->targets)
         known = known || k == t;
       if (!known) // its options join the table for this line
         opts = merge(opts, t);
@@ -305,12 +305,12 @@ Command Line::run(int line) {
   command_ = 0;
   optind = 0;
   opterr = 0;
-  struct option *opts = g_loaded->opts;
+  struct option *opts = loaded()->opts;
   // A target's options merged for this line only go with the line.
   struct FreeLineOpts {
     struct option *&opts;
     ~FreeLineOpts() {
-      if (opts != g_loaded->opts)
+      if (opts != loaded()->opts)
         free(opts);
     }
   } free_line_opts{opts};

@@ -1,7 +1,7 @@
 // ebtables rule lines through libxtables; see eb_parser.h. The option loop
 // follows ebtables-nft 1.8.9's do_commandeb() for the commands a restore
 // file holds, written for fastrestore with word positions in errors
-// (eb_state.h: eb_plugins.cpp, eb_loop.cpp, eb_finish.cpp).
+// (eb_state.h: eb_loop.cpp, eb_finish.cpp).
 #include "fastrestore/eb_parser.h"
 
 #include "eb_state.h"
@@ -11,7 +11,9 @@
 
 namespace fastrestore {
 
-using eb::g_eb;
+namespace eb {
+std::unordered_set<std::string> g_chains;
+} // namespace eb
 
 EbParser::EbParser() {
   use_xtables(Family::bridge, nullptr);
@@ -31,8 +33,7 @@ Command EbParser::parse(std::vector<Token> &words, const std::string &,
                         int line, std::string_view source,
                         const std::pair<uint64_t, uint64_t> *) {
   PhaseTimer timer(phase_stats().extensions_s);
-  xtables_set_params(&g_eb);
-  xtables_set_nfproto(NFPROTO_BRIDGE);
+  switch_xtables(Family::bridge);
   eb::Line l(words);
   try {
     Command c = l.run(line);

@@ -1,7 +1,7 @@
 // Per-line state of EbParser (private to lib/parse), split as XtParser's
-// is: the ebtables option table and the extensions ebtables loads up front
-// (eb_plugins.cpp), the option loop (eb_loop.cpp) and what follows it
-// (eb_finish.cpp). libxtables is process-global, and so is this state.
+// is: the option loop (eb_loop.cpp) and what follows it (eb_finish.cpp).
+// ebtables' option table and the extensions it loads up front are
+// libxtables' (xtables_bridge.h).
 #pragma once
 
 #include <getopt.h>
@@ -15,35 +15,13 @@
 
 #include "fastrestore/ir.h"
 #include "fastrestore/lexer.h"
+#include "fastrestore/xtables_bridge.h"
 
 namespace fastrestore::eb {
 
 // The declared chains: "-j NAME" jumps to one of them without asking
 // libxtables for a target of that name.
 extern std::unordered_set<std::string> g_chains;
-
-// ebtables' own option table (the names getopt_long resolves), its short
-// options, and its libxtables globals.
-extern struct option kEbOptions[];
-extern const char kOptString[];
-extern xtables_globals g_eb;
-
-// The extensions ebtables loads up front, in its order, and the option
-// table they make together.
-struct Loaded {
-  std::vector<xtables_match *> matches;
-  std::vector<xtables_target *> watchers, targets;
-  struct option *opts = nullptr;
-};
-extern Loaded *g_loaded;
-// Loads them, once.
-void load_all();
-
-// An extension's data back to its initial state.
-void reset_match(xtables_match *m);
-void reset_target(xtables_target *t);
-// `opts` with a target's options merged in (a new table, or `opts`).
-struct option *merge(struct option *opts, xtables_target *t);
 
 // One match or watcher of the rule being parsed, with its own copy of the
 // extension's data (the extension object is shared by every rule).

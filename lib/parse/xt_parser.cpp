@@ -70,6 +70,7 @@ Command XtParser::parse(std::vector<Token> &words, const std::string &table,
   Command cmd;
   if (fast_on_ && fast_->parse(words, table, line, counters, cmd))
     return cmd;
+  switch_xtables(family_);
   XtRuleState st(family_, table, words, counters, &fast_->chains());
   try {
     st.run();

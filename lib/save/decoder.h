@@ -14,9 +14,10 @@
 
 #include "decode.h"
 #include "expr_reader.h"
-#include "plugins.h"
+#include "fastrestore/plugin_entry.h"
+#include "fastrestore/saved_rule.h"
+#include "fastrestore/xt_lookup.h"
 #include "regs.h"
-#include "rule.h"
 
 namespace fastrestore::save {
 

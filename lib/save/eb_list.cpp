@@ -21,25 +21,25 @@
 #include "fastrestore/nft_attrs.h"
 #include "fastrestore/nft_dumper.h"
 #include "fastrestore/plugin_failure.h"
+#include "fastrestore/save_print.h"
 #include "fastrestore/tables.h"
 #include "fastrestore/xtables_setup.h"
 #include "kernel_rules.h"
-#include "print.h"
 
 namespace fastrestore {
 namespace {
 
 // A table as listed: its chains and each chain's rule messages.
 struct Listing {
-  save::KernelTable table;
-  std::map<const save::KernelChain *, std::vector<const nlmsghdr *>> rules;
+  KernelTable table;
+  std::map<const KernelChain *, std::vector<const nlmsghdr *>> rules;
   save::TableSets sets;
   std::vector<std::vector<char>> bufs; // owns kernel messages
   bool found = false;
 };
 
 void read_kernel(const EbListOptions &opts, Listing &l) {
-  std::vector<save::KernelTable> tables =
+  std::vector<KernelTable> tables =
       save::read_kernel_tables(Family::bridge, {opts.table});
   if (!tables.empty()) {
     l.table = std::move(tables.front());
@@ -47,11 +47,11 @@ void read_kernel(const EbListOptions &opts, Listing &l) {
   }
   std::vector<save::RuleStream::Job> jobs;
   for (auto &c : l.table.chains)
-    jobs.push_back({opts.table, c->name});
+    jobs.push_back({opts.table, c.name});
   save::RuleStream stream(Family::bridge, jobs);
   for (size_t i = 0; i < jobs.size(); ++i) {
     l.bufs.push_back(stream.take(i));
-    auto &rules = l.rules[l.table.chains[i].get()];
+    auto &rules = l.rules[&l.table.chains[i]];
     save::each_message(l.bufs.back(),
                        [&](const nlmsghdr *m) { rules.push_back(m); });
   }
@@ -89,7 +89,7 @@ int list(const EbListOptions &opts) {
         rules.pop_back();
       }
   }
-  std::vector<save::KernelChain *> chains;
+  std::vector<KernelChain *> chains;
   for (auto *c : v.chains)
     if (opts.chain.empty() || c->name == opts.chain)
       chains.push_back(c);
@@ -131,7 +131,7 @@ int list(const EbListOptions &opts) {
   fmt.ebt_save = false;
   printf("Bridge table: %s\n\n", opts.table.c_str());
   for (size_t i = 0; i < chains.size(); ++i) {
-    const save::KernelChain *c = chains[i];
+    const KernelChain *c = chains[i];
     if (i > 0)
       printf("\n");
     const char *policy = c->base && c->has_policy

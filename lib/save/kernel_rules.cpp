@@ -22,65 +22,14 @@ uint8_t nfproto(Family f) {
                              : NFPROTO_BRIDGE;
 }
 
-std::string str(const nlattr *a) {
-  auto *p = static_cast<const char *>(mnl_attr_get_payload(a));
-  return std::string(p, strnlen(p, mnl_attr_get_payload_len(a)));
-}
-
-uint64_t be64(const nlattr *a) {
-  uint64_t v;
-  std::memcpy(&v, mnl_attr_get_payload(a), 8);
-  return be64toh(v);
-}
-
 } // namespace
 
-std::unique_ptr<KernelChain> parse_chain(const nlmsghdr *m,
-                                         std::string &table) {
-  auto c = std::make_unique<KernelChain>();
-  nft::each_top(m, [&](const nlattr *a) {
-    switch (mnl_attr_get_type(a)) {
-    case NFTA_CHAIN_TABLE:
-      table = str(a);
-      break;
-    case NFTA_CHAIN_NAME:
-      c->name = str(a);
-      break;
-    case NFTA_CHAIN_TYPE:
-      c->type = str(a);
-      break;
-    case NFTA_CHAIN_POLICY:
-      c->has_policy = true;
-      c->policy = ntohl(mnl_attr_get_u32(a));
-      break;
-    case NFTA_CHAIN_HOOK:
-      nft::each_nested(a, [&](const nlattr *h) {
-        if (mnl_attr_get_type(h) == NFTA_HOOK_HOOKNUM) {
-          c->base = true;
-          c->hook = ntohl(mnl_attr_get_u32(h));
-        } else if (mnl_attr_get_type(h) == NFTA_HOOK_PRIORITY) {
-          c->prio = static_cast<int32_t>(ntohl(mnl_attr_get_u32(h)));
-        }
-      });
-      break;
-    case NFTA_CHAIN_COUNTERS:
-      nft::each_nested(a, [&](const nlattr *x) {
-        if (mnl_attr_get_type(x) == NFTA_COUNTER_PACKETS)
-          c->packets = be64(x);
-        else if (mnl_attr_get_type(x) == NFTA_COUNTER_BYTES)
-          c->bytes = be64(x);
-      });
-      break;
-    }
-  });
-  return c;
-}
-const char *KernelChain::policy_name(bool bridge) const {
-  if (has_policy)
-    return policy == NF_DROP     ? "DROP"
-           : policy == NF_ACCEPT ? "ACCEPT"
-                                 : nullptr;
-  if (base)
+const char *policy_name(const KernelChain &c, bool bridge) {
+  if (c.has_policy)
+    return c.policy == NF_DROP     ? "DROP"
+           : c.policy == NF_ACCEPT ? "ACCEPT"
+                                   : nullptr;
+  if (c.base)
     return "ACCEPT";
   return bridge ? "RETURN" : nullptr;
 }
@@ -92,12 +41,13 @@ read_kernel_tables(Family family, const std::vector<std::string> &names) {
   d.dump(NFT_MSG_GETTABLE, "tables", {}, {}, [&](const nlmsghdr *m) {
     KernelTable t;
     t.name = nft::attr_str(m, NFTA_TABLE_NAME);
+    t.exists = true;
     if (std::find(names.begin(), names.end(), t.name) != names.end())
       out.push_back(std::move(t));
   });
   d.dump(NFT_MSG_GETCHAIN, "chains", {}, {}, [&](const nlmsghdr *m) {
     std::string table;
-    auto c = parse_chain(m, table);
+    KernelChain c = nft::parse_chain(m, &table);
     for (auto &t : out)
       if (t.name == table) {
         t.chains.push_back(std::move(c));
@@ -118,9 +68,10 @@ TableView table_view(KernelTable *t, const BuiltinTable &bt) {
   KernelChain *slots[NF_INET_NUMHOOKS] = {};
   std::vector<KernelChain *> users;
   if (t != nullptr)
-    for (auto &c : t->chains) {
+    for (auto &kc : t->chains) {
+      KernelChain *c = &kc;
       if (!c->base) {
-        users.push_back(c.get());
+        users.push_back(c);
         continue;
       }
       const BuiltinChain *bc = nullptr;
@@ -133,7 +84,7 @@ TableView table_view(KernelTable *t, const BuiltinTable &bt) {
         v.tainted = true;
         continue;
       }
-      slots[c->hook] = c.get();
+      slots[c->hook] = c;
     }
   for (int i = 0; i < bt.nchains; ++i) {
     const BuiltinChain &bc = bt.chains[i];

@@ -19,30 +19,15 @@
 
 #include "decode.h"
 #include "fastrestore/ir.h"
+#include "fastrestore/kernel_state.h"
 #include "fastrestore/tables.h"
 
 namespace fastrestore::save {
 
-struct KernelChain {
-  std::string name;
-  bool base = false; // has a hook
-  uint32_t hook = 0;
-  int32_t prio = 0;
-  std::string type;
-  bool has_policy = false;
-  uint32_t policy = 0;
-  uint64_t packets = 0, bytes = 0;
-
-  // The policy iptables-nft-save prints: DROP / ACCEPT when set, ACCEPT
-  // for a base chain without one, RETURN for an ebtables user chain, else
-  // nullptr ("-").
-  const char *policy_name(bool bridge) const;
-};
-
-struct KernelTable {
-  std::string name;
-  std::vector<std::unique_ptr<KernelChain>> chains; // the kernel's order
-};
+// The policy iptables-nft-save prints for a chain: DROP / ACCEPT when set,
+// ACCEPT for a base chain without one, RETURN for an ebtables user chain,
+// else nullptr ("-").
+const char *policy_name(const KernelChain &c, bool bridge);
 
 // The tables named (those the kernel has) with their chains.
 std::vector<KernelTable>

@@ -21,9 +21,9 @@ extern "C" {
 #include <vector>
 
 #include "fastrestore/iptc.h"
+#include "fastrestore/save_print.h"
 #include "fastrestore/version.h"
 #include "fastrestore/xtables_setup.h"
-#include "print.h"
 #include "save.h"
 
 namespace fastrestore::save {

@@ -15,11 +15,11 @@
 
 #include "decode.h"
 #include "fastrestore/bridge_policy.h"
+#include "fastrestore/save_print.h"
 #include "fastrestore/tables.h"
 #include "fastrestore/version.h"
 #include "fastrestore/xtables_setup.h"
 #include "kernel_rules.h"
-#include "print.h"
 #include "save.h"
 
 namespace fastrestore::save {
@@ -179,7 +179,7 @@ private:
     out += "*" + v.name + "\n";
     char line[128];
     for (const auto *c : v.chains) {
-      const char *policy = c->policy_name(bridge_);
+      const char *policy = policy_name(*c, bridge_);
       out += ":" + c->name + " ";
       if (bridge_) {
         out += policy != nullptr ? policy : "ACCEPT";

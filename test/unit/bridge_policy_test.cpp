@@ -56,6 +56,7 @@ KernelAccess bridge_kernel() {
   c.rules = {6, 7};
   c.messages = {policy_message(Verdict::accept, false),
                 policy_message(Verdict::drop)};
+  c.eb_policy = NF_DROP; // as the reader decodes the last message
   return test::kernel_with(c);
 }
 

@@ -14,8 +14,8 @@
 #include <string>
 
 #include "../../lib/save/decode.h"
-#include "../../lib/save/print.h"
 #include "fastrestore/nft_rule.h"
+#include "fastrestore/save_print.h"
 #include "helpers.h"
 
 using namespace fastrestore;

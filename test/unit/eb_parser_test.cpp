@@ -8,6 +8,7 @@
 
 #include "fastrestore/eb_parser.h"
 #include "fastrestore/lexer.h"
+#include "fastrestore/xtables_bridge.h"
 
 using namespace fastrestore;
 
@@ -18,7 +19,7 @@ EbParser &parser() {
   return p;
 }
 
-Command eb(const std::string &line) {
+Command parse_eb(const std::string &line) {
   LexResult lex = split_words(line);
   REQUIRE(lex.error.empty());
   return parser().parse(lex.tokens, "filter", 1, line, nullptr);
@@ -26,7 +27,7 @@ Command eb(const std::string &line) {
 
 std::string eb_error(const std::string &line) {
   try {
-    eb(line);
+    parse_eb(line);
   } catch (const Error &e) {
     return e.diag().message;
   }
@@ -36,7 +37,8 @@ std::string eb_error(const std::string &line) {
 } // namespace
 
 TEST_CASE("EbParser: a rule with protocol, interface and MAC", "[eb_parser]") {
-  Command c = eb("-A FORWARD -p IPv4 -i eth0 -s 00:11:22:33:44:55 -j DROP");
+  Command c =
+      parse_eb("-A FORWARD -p IPv4 -i eth0 -s 00:11:22:33:44:55 -j DROP");
   CHECK(c.kind == CommandKind::append);
   CHECK(c.chain == "FORWARD");
   REQUIRE(c.rules.size() == 1);
@@ -48,10 +50,10 @@ TEST_CASE("EbParser: a rule with protocol, interface and MAC", "[eb_parser]") {
 
 TEST_CASE("EbParser: --concurrent means nothing, --check is a command",
           "[eb_parser]") {
-  Command a = eb("-A FORWARD --concurrent -p ARP -j ACCEPT");
+  Command a = parse_eb("-A FORWARD --concurrent -p ARP -j ACCEPT");
   CHECK(a.kind == CommandKind::append);
   CHECK(a.rules.size() == 1);
-  Command c = eb("--check FORWARD -p ARP -j ACCEPT");
+  Command c = parse_eb("--check FORWARD -p ARP -j ACCEPT");
   CHECK(c.kind == CommandKind::check);
   CHECK(c.chain == "FORWARD");
   CHECK(c.rules.size() == 1);
@@ -68,7 +70,7 @@ TEST_CASE("EbParser: restore input refuses listings and the table option",
 }
 
 TEST_CASE("EbParser: -D by number reads base 10", "[eb_parser]") {
-  Command d = eb("-D FORWARD 12");
+  Command d = parse_eb("-D FORWARD 12");
   CHECK(d.kind == CommandKind::remove_num);
   CHECK(d.rulenum == 12);
   CHECK(eb_error("-D FORWARD 0x10") ==

@@ -9,6 +9,17 @@ using namespace fastrestore;
 
 namespace {
 
+// A base chain the kernel holds, policy accept, with the rules' handles.
+KernelChain base_chain(const std::string &name, uint64_t handle,
+                       std::vector<uint64_t> rules) {
+  KernelChain c;
+  c.name = name;
+  c.handle = handle;
+  c.base = true;
+  c.rules = std::move(rules);
+  return c;
+}
+
 Block block(const std::string &table, std::vector<std::string> lines) {
   Block b;
   b.table = table;
@@ -149,7 +160,7 @@ TEST_CASE("noflush: positions refer to kernel handles and batch ids",
           "[planner]") {
   KernelTable kt;
   kt.exists = true;
-  kt.chains.push_back(KernelChain{"INPUT", 1, true, true, {10, 11}});
+  kt.chains.push_back(base_chain("INPUT", 1, {10, 11}));
   int reads = 0;
   auto read = [&] {
     ++reads;
@@ -182,7 +193,7 @@ TEST_CASE("noflush: positions refer to kernel handles and batch ids",
 TEST_CASE("noflush: index errors against the kernel's rules", "[planner]") {
   KernelTable kt;
   kt.exists = true;
-  kt.chains.push_back(KernelChain{"INPUT", 1, true, true, {10}});
+  kt.chains.push_back(base_chain("INPUT", 1, {10}));
   auto read = [&] { return kt; };
   auto err = [&](std::vector<std::string> lines) {
     try {

@@ -328,7 +328,7 @@ private:
     }
     for (const auto *b : bases) {
       const KernelChain *kc = existing(b->name);
-      if (kc == nullptr || !kc->accept)
+      if (kc == nullptr || !kc->accept())
         continue;
       Op op{OpKind::chain_delete, loc, {}, {}};
       op.chain.name = b->name;

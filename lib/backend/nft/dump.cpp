@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "dump.h"
+
+#include "fastrestore/bridge_policy.h"
 #include "fastrestore/nft_attrs.h"
 
 namespace fastrestore::nft {
@@ -110,19 +112,12 @@ KernelTable read_kernel_table_once(mnl_socket *nl, uint32_t family,
   nftnl_chain_set_str(c, NFTNL_CHAIN_TABLE, table.c_str());
   nftnl_chain_nlmsg_build_payload(nlh, c);
   nftnl_chain_free(c);
+  out.name = table;
   out.exists = run_dump(nl, nlh, "chains", [&](const nlmsghdr *m) {
-    nftnl_chain *ch = nftnl_chain_alloc();
-    if (nftnl_chain_nlmsg_parse(m, ch) == 0 &&
-        table == nftnl_chain_get_str(ch, NFTNL_CHAIN_TABLE)) {
-      KernelChain kc;
-      kc.name = nftnl_chain_get_str(ch, NFTNL_CHAIN_NAME);
-      kc.handle = nftnl_chain_get_u64(ch, NFTNL_CHAIN_HANDLE);
-      kc.base = nftnl_chain_is_set(ch, NFTNL_CHAIN_HOOKNUM);
-      kc.accept = !nftnl_chain_is_set(ch, NFTNL_CHAIN_POLICY) ||
-                  nftnl_chain_get_u32(ch, NFTNL_CHAIN_POLICY) == NF_ACCEPT;
+    std::string in;
+    KernelChain kc = parse_chain(m, &in);
+    if (in == table)
       out.chains.push_back(std::move(kc));
-    }
-    nftnl_chain_free(ch);
   });
   if (!out.exists)
     return out;
@@ -148,6 +143,11 @@ KernelTable read_kernel_table_once(mnl_socket *nl, uint32_t family,
     }
     nftnl_rule_free(rr);
   });
+  if (family == NFPROTO_BRIDGE)
+    for (auto &kc : out.chains)
+      if (!kc.messages.empty())
+        kc.eb_policy = eb_policy_verdict(
+            reinterpret_cast<const nlmsghdr *>(kc.messages.back().data()));
   return out;
 }
 

@@ -18,6 +18,64 @@
 
 namespace fastrestore::nft {
 
+namespace {
+
+std::string str(const nlattr *a) {
+  auto *p = static_cast<const char *>(mnl_attr_get_payload(a));
+  return std::string(p, strnlen(p, mnl_attr_get_payload_len(a)));
+}
+
+uint64_t be64(const nlattr *a) {
+  uint64_t v;
+  std::memcpy(&v, mnl_attr_get_payload(a), 8);
+  return be64toh(v);
+}
+
+} // namespace
+
+KernelChain parse_chain(const nlmsghdr *m, std::string *table) {
+  KernelChain c;
+  each_top(m, [&](const nlattr *a) {
+    switch (mnl_attr_get_type(a)) {
+    case NFTA_CHAIN_TABLE:
+      *table = str(a);
+      break;
+    case NFTA_CHAIN_NAME:
+      c.name = str(a);
+      break;
+    case NFTA_CHAIN_HANDLE:
+      c.handle = be64(a);
+      break;
+    case NFTA_CHAIN_TYPE:
+      c.type = str(a);
+      break;
+    case NFTA_CHAIN_POLICY:
+      c.has_policy = true;
+      c.policy = ntohl(mnl_attr_get_u32(a));
+      break;
+    case NFTA_CHAIN_HOOK:
+      each_nested(a, [&](const nlattr *h) {
+        if (mnl_attr_get_type(h) == NFTA_HOOK_HOOKNUM) {
+          c.base = true;
+          c.hook = ntohl(mnl_attr_get_u32(h));
+        } else if (mnl_attr_get_type(h) == NFTA_HOOK_PRIORITY) {
+          c.prio = static_cast<int32_t>(ntohl(mnl_attr_get_u32(h)));
+        }
+      });
+      break;
+    case NFTA_CHAIN_COUNTERS:
+      each_nested(a, [&](const nlattr *x) {
+        if (mnl_attr_get_type(x) == NFTA_COUNTER_PACKETS)
+          c.packets = be64(x);
+        else if (mnl_attr_get_type(x) == NFTA_COUNTER_BYTES)
+          c.bytes = be64(x);
+      });
+      break;
+    }
+  });
+  return c;
+}
+
 std::string attr_str(const nlmsghdr *m, uint16_t type) {
   std::string out;
   each_top(m, [&](const nlattr *a) {

@@ -1,6 +1,7 @@
-// A rule read back from nf_tables in the form iptables-nft-save prints it
+// A rule read back from the kernel in the form iptables-nft-save prints it
 // from (iptables' iptables_command_state): the base fields, the matches and
-// the target as their libxtables plugins store them, and the counters.
+// the target as their libxtables plugins store them, and the counters. The
+// save's decoders make it, the printers (save_print.h) print it.
 #pragma once
 
 #include <array>
@@ -9,21 +10,9 @@
 #include <vector>
 
 #include "fastrestore/ir.h"
-
-struct xtables_match;
-struct xtables_target;
+#include "fastrestore/plugin_entry.h"
 
 namespace fastrestore::save {
-
-// One match or target: its plugin and its xt_entry_match / xt_entry_target
-// (header and data), as the plugin's save function wants it.
-struct PluginEntry {
-  void *plugin = nullptr; // xtables_match * or xtables_target *
-  std::vector<unsigned char> entry;
-  bool watcher = false; // ebtables: a target listed among the matches
-  unsigned char *data() { return entry.data() + header_size(); }
-  static size_t header_size();
-};
 
 struct SavedRule {
   // The ip / ipv6 base fields of struct ipt_entry / ip6t_entry.

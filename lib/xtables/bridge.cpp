@@ -1,6 +1,7 @@
-// ebtables' option table and the extensions ebtables-nft 1.8.9 loads up
-// front (see eb_state.h).
+// ebtables' side of libxtables (xtables_bridge.h): its option table, its
+// globals, and the extensions ebtables-nft 1.8.9 loads up front.
 // glibc's network headers (and xtables.h) before the kernel's.
+#include <getopt.h>
 #include <netinet/ether.h>
 #include <xtables.h>
 
@@ -10,28 +11,20 @@
 #include <cstdarg>
 #include <cstring>
 
-#include "eb_state.h"
-#include "fastrestore/eb_parser.h"
-#include "fastrestore/plugin_failure.h"
+#include "fastrestore/xtables_bridge.h"
+#include "globals.h"
 
 namespace fastrestore {
 namespace eb {
 
-std::unordered_set<std::string> g_chains;
-
 namespace {
 
+// ebtables prints a plugin's message as it comes, leading newlines too.
 __attribute__((noreturn)) void eb_exit_err(enum xtables_exittype status,
                                            const char *msg, ...) {
-  char buf[2048];
   va_list ap;
   va_start(ap, msg);
-  vsnprintf(buf, sizeof(buf), msg, ap);
-  va_end(ap);
-  std::string s = buf;
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' '))
-    s.pop_back();
-  throw PluginFailure{static_cast<int>(status), s};
+  throw_plugin_failure(status, msg, ap, false);
 }
 
 } // namespace
@@ -96,7 +89,13 @@ xtables_globals g_eb = {
     nullptr, eb_exit_err, eb_compat_rev,
 };
 
+namespace {
 Loaded *g_loaded = nullptr;
+} // namespace
+
+const Loaded *loaded() {
+  return g_loaded;
+}
 
 void reset_match(xtables_match *m) {
   std::memset(m->m->data, 0, m->size);

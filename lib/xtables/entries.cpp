@@ -1,4 +1,5 @@
-#include "plugins.h"
+// Match and target entries for libxtables plugins (plugin_entry.h).
+#include "fastrestore/plugin_entry.h"
 
 #include <xtables.h>
 
@@ -8,32 +9,8 @@
 
 #include "fastrestore/xt_lookup.h"
 
-namespace fastrestore::save {
+namespace fastrestore {
 namespace {
-
-// A handful of plugins serve a whole save: a short list beats a map.
-template <class P> struct Cached {
-  std::string name;
-  int revision;
-  P *plugin;
-};
-
-template <class P, class Find, class FindRev>
-P *lookup(std::vector<Cached<P>> &cache, const std::string &name, int revision,
-          Find find, FindRev find_rev) {
-  for (const auto &c : cache)
-    if (c.revision == revision && c.name == name)
-      return c.plugin;
-  P *best = find(name.c_str());
-  P *p = best;
-  if (best != nullptr && revision >= 0) {
-    P *exact = find_rev(name.c_str(), best, revision);
-    if (exact != nullptr)
-      p = exact;
-  }
-  cache.push_back({name, revision, p});
-  return p;
-}
 
 void fill_header(PluginEntry &e, const std::string &name, uint8_t revision,
                  bool target) {
@@ -56,24 +33,6 @@ size_t PluginEntry::header_size() {
   static_assert(XT_ALIGN(sizeof(xt_entry_match)) ==
                 XT_ALIGN(sizeof(xt_entry_target)));
   return XT_ALIGN(sizeof(xt_entry_match));
-}
-
-xtables_match *match_plugin(const std::string &name, int revision) {
-  static std::vector<Cached<xtables_match>> cache;
-  return lookup(
-      cache, name, revision, [](const char *n) { return peek_match(n); },
-      [](const char *n, xtables_match *m, int r) {
-        return xtables_find_match_revision(n, XTF_TRY_LOAD, m, r);
-      });
-}
-
-xtables_target *target_plugin(const std::string &name, int revision) {
-  static std::vector<Cached<xtables_target>> cache;
-  return lookup(
-      cache, name, revision, [](const char *n) { return peek_target(n); },
-      [](const char *n, xtables_target *t, int r) {
-        return xtables_find_target_revision(n, XTF_TRY_LOAD, t, r);
-      });
 }
 
 PluginEntry new_match(const std::string &name) {
@@ -112,4 +71,4 @@ PluginEntry compat_entry(void *plugin, const std::string &name,
   return e;
 }
 
-} // namespace fastrestore::save
+} // namespace fastrestore

@@ -15,30 +15,19 @@
 #include <cstring>
 #include <vector>
 
-#include "../save/plugins.h"
-#include "../save/print.h"
+#include "fastrestore/plugin_entry.h"
 #include "fastrestore/protocols.h"
+#include "fastrestore/save_print.h"
 #include "fastrestore/target_name.h"
 #include "fastrestore/xt_lookup.h"
 
 namespace fastrestore {
 namespace {
 
-std::vector<unsigned char> entry(size_t header, const XtBlob &b, bool target) {
-  std::vector<unsigned char> buf(header + b.data.size());
-  if (target) {
-    auto *t = reinterpret_cast<xt_entry_target *>(buf.data());
-    t->u.target_size = static_cast<uint16_t>(buf.size());
-    std::strncpy(t->u.user.name, b.name.c_str(), sizeof(t->u.user.name) - 1);
-    t->u.user.revision = b.revision;
-  } else {
-    auto *m = reinterpret_cast<xt_entry_match *>(buf.data());
-    m->u.match_size = static_cast<uint16_t>(buf.size());
-    std::strncpy(m->u.user.name, b.name.c_str(), sizeof(m->u.user.name) - 1);
-    m->u.user.revision = b.revision;
-  }
-  std::memcpy(buf.data() + header, b.data.data(), b.data.size());
-  return buf;
+// The entry a plugin's print function takes for a rule's match or target.
+PluginEntry entry(void *plugin, const XtBlob &b, bool target) {
+  return compat_entry(plugin, b.name, b.revision, b.data.data(), b.data.size(),
+                      target);
 }
 
 // A port range [0, hi] inverted is lowered as "greater than hi", which
@@ -113,13 +102,11 @@ void print_bridge_rule(const Rule &r) {
   s.eb.dmac = eb.dmac;
   s.eb.dmsk = eb.dmsk;
   for (const auto &m : r.matches) {
-    void *plugin = m.watcher
-                       ? static_cast<void *>(save::target_plugin(m.name, -1))
-                       : static_cast<void *>(save::match_plugin(m.name, -1));
+    void *plugin = m.watcher ? static_cast<void *>(target_plugin(m.name, -1))
+                             : static_cast<void *>(match_plugin(m.name, -1));
     if (plugin == nullptr)
       continue;
-    s.matches.push_back(save::compat_entry(
-        plugin, m.name, m.revision, m.data.data(), m.data.size(), m.watcher));
+    s.matches.push_back(entry(plugin, m, m.watcher));
     s.matches.back().watcher = m.watcher;
   }
   switch (r.verdict) {
@@ -140,10 +127,8 @@ void print_bridge_rule(const Rule &r) {
     break; // printed as CONTINUE
   case Verdict::target: {
     s.jumpto = r.target->name;
-    if (xtables_target *t = save::target_plugin(r.target->name, -1))
-      s.target = save::compat_entry(t, r.target->name, r.target->revision,
-                                    r.target->data.data(),
-                                    r.target->data.size(), true);
+    if (xtables_target *t = target_plugin(r.target->name, -1))
+      s.target = entry(t, *r.target, true);
     break;
   }
   }
@@ -209,15 +194,14 @@ void print_rule_verbose(const Rule &r, Family family, bool legacy) {
     xtables_match *mt = peek_match(m.name.c_str());
     if (mt == nullptr || mt->print == nullptr)
       continue;
-    auto buf = entry(XT_ALIGN(sizeof(xt_entry_match)),
-                     legacy ? m : as_read_back(m), false);
-    mt->print(ip, reinterpret_cast<xt_entry_match *>(buf.data()), 1);
+    PluginEntry e = entry(mt, legacy ? m : as_read_back(m), false);
+    mt->print(ip, reinterpret_cast<xt_entry_match *>(e.entry.data()), 1);
   }
   if (r.target) {
     xtables_target *tg = peek_target(r.target->name.c_str());
     if (tg != nullptr && tg->print != nullptr) {
-      auto buf = entry(XT_ALIGN(sizeof(xt_entry_target)), *r.target, true);
-      tg->print(ip, reinterpret_cast<xt_entry_target *>(buf.data()), 1);
+      PluginEntry e = entry(tg, *r.target, true);
+      tg->print(ip, reinterpret_cast<xt_entry_target *>(e.entry.data()), 1);
     }
   }
   fputc('\n', stdout);

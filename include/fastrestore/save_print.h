@@ -1,11 +1,13 @@
-// Printing read-back rules in iptables-save's form, to stdout (where the
-// libxtables plugins' save functions print).
+// Printing rules in iptables-save's and ebtables' form, to stdout (where
+// the libxtables plugins' save functions print): the text save's and
+// ebtables -L's printers (implemented in lib/print, with the -v printer of
+// rule_print.h).
 #pragma once
 
 #include <string>
 
 #include "fastrestore/ir.h"
-#include "rule.h"
+#include "fastrestore/saved_rule.h"
 
 namespace fastrestore::save {
 

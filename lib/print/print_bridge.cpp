@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "print.h"
+#include "fastrestore/save_print.h"
 
 namespace fastrestore::save {
 namespace {

@@ -1,7 +1,7 @@
 // libxtables' set-up and its switching between families (see
 // xtables_setup.h): iptables' globals for ip and ip6 (its option table, an
 // error handler that throws, revision questions asked through a
-// RevisionProbe), ebtables' for the bridge (eb_plugins.cpp).
+// RevisionProbe), ebtables' for the bridge (bridge.cpp).
 #include "fastrestore/xtables_setup.h"
 
 #include <getopt.h>
@@ -13,30 +13,18 @@
 #include <cstdio>
 #include <string>
 
-#include "eb_state.h"
 #include "fastrestore/diagnostic.h"
 #include "fastrestore/plugin_failure.h"
+#include "globals.h"
 
 namespace fastrestore {
 namespace {
 
-std::string trim(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' '))
-    s.pop_back();
-  size_t i = 0;
-  while (i < s.size() && s[i] == '\n')
-    ++i;
-  return s.substr(i);
-}
-
 __attribute__((noreturn)) void exit_err_cb(enum xtables_exittype status,
                                            const char *msg, ...) {
-  char buf[2048];
   va_list ap;
   va_start(ap, msg);
-  vsnprintf(buf, sizeof(buf), msg, ap);
-  va_end(ap);
-  throw PluginFailure{static_cast<int>(status), trim(buf)};
+  throw_plugin_failure(status, msg, ap, true);
 }
 
 RevisionProbe *g_probe = nullptr;
@@ -78,6 +66,20 @@ bool g_initialised = false;
 
 } // namespace
 
+void throw_plugin_failure(enum xtables_exittype status, const char *fmt,
+                          va_list ap, bool trim_leading) {
+  char buf[2048];
+  vsnprintf(buf, sizeof(buf), fmt, ap);
+  va_end(ap);
+  std::string s = buf;
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' '))
+    s.pop_back();
+  size_t i = 0;
+  while (trim_leading && i < s.size() && s[i] == '\n')
+    ++i;
+  throw PluginFailure{static_cast<int>(status), s.substr(i)};
+}
+
 void use_xtables(Family family, std::unique_ptr<RevisionProbe> probe) {
   if (family == Family::bridge) {
     xtables_init_all(&eb::g_eb, NFPROTO_BRIDGE);
@@ -93,8 +95,18 @@ void use_xtables(Family family, std::unique_ptr<RevisionProbe> probe) {
       throw Error({{}, "failed to initialise libxtables", ExitCode::format});
     g_initialised = true;
   } else {
-    xtables_set_nfproto(proto);
+    switch_xtables(family);
   }
+}
+
+void switch_xtables(Family family) {
+  if (family == Family::bridge) {
+    xtables_set_params(&eb::g_eb);
+    xtables_set_nfproto(NFPROTO_BRIDGE);
+    return;
+  }
+  xtables_set_params(&g_globals);
+  xtables_set_nfproto(family == Family::ipv4 ? NFPROTO_IPV4 : NFPROTO_IPV6);
 }
 
 } // namespace fastrestore
