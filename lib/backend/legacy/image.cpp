@@ -98,13 +98,21 @@ public:
     std::vector<unsigned char> buf;
     if (fd_ < 0 || !read_table<T>(fd_, name, info_, buf))
       return false;
+    return load_entries(
+        info_,
+        T::table_of(reinterpret_cast<const typename T::Entries *>(buf.data())));
+  }
+
+  // The table `info` describes, its entries at `entries` (info.size
+  // bytes).
+  bool load_entries(const typename T::Info &info,
+                    const unsigned char *entries) {
+    info_ = info;
     // Headroom before the first rule, where commit can put the table's
     // header and first chains without moving the rules.
     if (arena_.grow(kHeadroom) == nullptr)
       return false;
-    return read_old(
-        T::table_of(reinterpret_cast<const typename T::Entries *>(buf.data())),
-        info_.size);
+    return read_old(entries, info_.size);
   }
 
   const std::vector<std::pair<std::string, bool>> &old_chains() const override {
@@ -596,6 +604,21 @@ std::unique_ptr<TableImage> TableImage::open(Family family,
   } else {
     auto img = std::make_unique<Image<V6>>();
     if (img->load(name))
+      return img;
+  }
+  return nullptr;
+}
+
+std::unique_ptr<TableImage>
+TableImage::from_entries(Family family, const void *info,
+                         const unsigned char *entries) {
+  if (family == Family::ipv4) {
+    auto img = std::make_unique<Image<V4>>();
+    if (img->load_entries(*static_cast<const V4::Info *>(info), entries))
+      return img;
+  } else {
+    auto img = std::make_unique<Image<V6>>();
+    if (img->load_entries(*static_cast<const V6::Info *>(info), entries))
       return img;
   }
   return nullptr;

@@ -37,6 +37,13 @@ public:
   static std::unique_ptr<TableImage> open(Family family,
                                           const std::string &name);
 
+  // An image of a table given rather than read: `info` is its ipt_getinfo
+  // (IPv4) or ip6t_getinfo (IPv6), `entries` its info->size bytes of
+  // entries as the kernel hands them out. It has no socket, so commit()
+  // fails (EBADF); the unit tests build the image's model this way.
+  static std::unique_ptr<TableImage>
+  from_entries(Family family, const void *info, const unsigned char *entries);
+
   // The chains of the table as read, in table order (what iptables-legacy
   // names when it flushes them), and whether each is built in.
   virtual const std::vector<std::pair<std::string, bool>> &
