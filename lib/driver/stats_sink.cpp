@@ -7,11 +7,6 @@
 
 namespace fastrestore {
 
-PhaseStats &phase_stats() {
-  static PhaseStats s;
-  return s;
-}
-
 long peak_rss_kb() {
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
