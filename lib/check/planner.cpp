@@ -1,6 +1,7 @@
 #include <linux/netfilter.h>
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "check_errors.h"
 #include "fastrestore/plan.h"
@@ -48,10 +49,8 @@ public:
       : table_(t), counters_(counters), refused_(refused) {}
 
   PlannedChain *find(const std::string &name) {
-    for (auto &c : chains_)
-      if (c.name == name)
-        return &c;
-    return nullptr;
+    auto it = index_.find(name);
+    return it == index_.end() ? nullptr : &chains_[it->second];
   }
 
   // A base chain comes into existence when first declared or used.
@@ -66,8 +65,7 @@ public:
     c.loc = loc;
     c.name = name;
     c.builtin = b;
-    chains_.push_back(std::move(c));
-    return &chains_.back();
+    return add(std::move(c));
   }
 
   PlannedChain &chain_for_rule(const Command &cmd) {
@@ -96,7 +94,7 @@ public:
     PlannedChain c;
     c.loc = d.loc;
     c.name = d.name;
-    chains_.push_back(std::move(c));
+    add(std::move(c));
   }
 
   void apply(const Command &cmd) {
@@ -161,7 +159,7 @@ public:
     case CommandKind::new_chain:
       if (find(cmd.chain) || find_builtin_chain(table_, cmd.chain))
         chain_exists(cmd.loc);
-      chains_.push_back(PlannedChain{cmd.loc, cmd.chain});
+      add(PlannedChain{cmd.loc, cmd.chain});
       break;
     case CommandKind::delete_chain:
       delete_chains(cmd);
@@ -185,15 +183,26 @@ public:
   void check_jumps(const Command &cmd) const {
     for (const auto &r : cmd.rules)
       if (jumps(r) && find_builtin_chain(table_, r.jump_chain) == nullptr &&
-          std::none_of(
-              chains_.begin(), chains_.end(),
-              [&](const PlannedChain &x) { return x.name == r.jump_chain; }))
+          index_.count(r.jump_chain) == 0)
         no_such_jump(r);
   }
 
   std::vector<PlannedChain> take() { return std::move(chains_); }
 
 private:
+  PlannedChain *add(PlannedChain &&c) {
+    index_[c.name] = chains_.size();
+    chains_.push_back(std::move(c));
+    return &chains_.back();
+  }
+
+  // The index again, after chains went or were renamed.
+  void reindex() {
+    index_.clear();
+    for (size_t i = 0; i < chains_.size(); ++i)
+      index_[chains_[i].name] = i;
+  }
+
   template <class F> void for_chains(const Command &cmd, F f) {
     if (cmd.chain.empty()) {
       for (auto &c : chains_)
@@ -230,6 +239,7 @@ private:
                                                  NF_ACCEPT);
                                    }),
                     chains_.end());
+      reindex();
       return;
     }
     PlannedChain *c = find(cmd.chain);
@@ -240,11 +250,13 @@ private:
       if (!c->rules.empty())
         chain_not_empty(cmd.loc);
       chains_.erase(chains_.begin() + (c - chains_.data()));
+      reindex();
       return;
     }
     if (!c->rules.empty() || referenced(cmd.chain))
       hold_busy(cmd, cmd.chain);
     chains_.erase(chains_.begin() + (c - chains_.data()));
+    reindex();
   }
 
   // The kernel refuses to delete a busy chain only at COMMIT: iptables-nft
@@ -268,6 +280,7 @@ private:
       name_taken(cmd.loc);
     check_rename_target(cmd);
     c->name = cmd.arg;
+    reindex();
     for (auto &x : chains_)
       for (auto &r : x.rules)
         if (jumps(r) && r.jump_chain == cmd.chain)
@@ -278,6 +291,7 @@ private:
   bool counters_;
   HeldRefusals &refused_;
   std::vector<PlannedChain> chains_;
+  std::unordered_map<std::string, size_t> index_; // name -> chains_ index
 };
 
 Plan plan_replace(const Block &block, const BuiltinTable &t, bool counters) {
