@@ -1,4 +1,5 @@
-// Reading a table's chains and rule handles from the kernel (two dumps).
+// Reading a table's chains and rule handles from the kernel (a chain
+// dump, then a rule dump per chain).
 #include <arpa/inet.h>
 #include <cstdio> // libnftnl headers need FILE
 #include <libmnl/libmnl.h>
@@ -122,27 +123,29 @@ KernelTable read_kernel_table_once(mnl_socket *nl, uint32_t family,
   if (!out.exists)
     return out;
 
-  nlh = nftnl_nlmsg_build_hdr(req.data(), NFT_MSG_GETRULE, family, NLM_F_DUMP,
-                              ++seq);
-  nftnl_rule *r = nftnl_rule_alloc();
-  nftnl_rule_set_str(r, NFTNL_RULE_TABLE, table.c_str());
-  nftnl_rule_nlmsg_build_payload(nlh, r);
-  nftnl_rule_free(r);
-  run_dump(nl, nlh, "rules", [&](const nlmsghdr *m) {
-    nftnl_rule *rr = nftnl_rule_alloc();
-    if (nftnl_rule_nlmsg_parse(m, rr) == 0 &&
-        table == nftnl_rule_get_str(rr, NFTNL_RULE_TABLE)) {
-      const char *chain = nftnl_rule_get_str(rr, NFTNL_RULE_CHAIN);
-      for (auto &kc : out.chains)
-        if (kc.name == chain) {
-          kc.rules.push_back(nftnl_rule_get_u64(rr, NFTNL_RULE_HANDLE));
-          kc.messages.emplace_back(reinterpret_cast<const char *>(m),
-                                   m->nlmsg_len);
-          break;
-        }
-    }
-    nftnl_rule_free(rr);
-  });
+  // One rule dump per chain: the kernel resumes a dump by walking again
+  // from the first rule it covers, so one dump of the whole table costs
+  // time quadratic in all its rules, one per chain only in each chain's.
+  for (auto &kc : out.chains) {
+    nlh = nftnl_nlmsg_build_hdr(req.data(), NFT_MSG_GETRULE, family, NLM_F_DUMP,
+                                ++seq);
+    nftnl_rule *r = nftnl_rule_alloc();
+    nftnl_rule_set_str(r, NFTNL_RULE_TABLE, table.c_str());
+    nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, kc.name.c_str());
+    nftnl_rule_nlmsg_build_payload(nlh, r);
+    nftnl_rule_free(r);
+    run_dump(nl, nlh, "rules", [&](const nlmsghdr *m) {
+      nftnl_rule *rr = nftnl_rule_alloc();
+      if (nftnl_rule_nlmsg_parse(m, rr) == 0 &&
+          table == nftnl_rule_get_str(rr, NFTNL_RULE_TABLE) &&
+          kc.name == nftnl_rule_get_str(rr, NFTNL_RULE_CHAIN)) {
+        kc.rules.push_back(nftnl_rule_get_u64(rr, NFTNL_RULE_HANDLE));
+        kc.messages.emplace_back(reinterpret_cast<const char *>(m),
+                                 m->nlmsg_len);
+      }
+      nftnl_rule_free(rr);
+    });
+  }
   if (family == NFPROTO_BRIDGE)
     for (auto &kc : out.chains)
       if (!kc.messages.empty())
