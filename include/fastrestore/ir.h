@@ -72,6 +72,7 @@ struct Rule {
   std::string jump_chain; // for jump / go
   std::optional<XtBlob> target;
   uint64_t packets = 0, bytes = 0; // -c / [p:b]; used with --counters
+  bool counters_set = false;       // the line gave them (-c, or [p:b] with -c)
   EbFields eb;                     // Family::bridge only
 };
 
@@ -121,6 +122,7 @@ struct BasicAppend {
   Verdict verdict = Verdict::none; // none, accept, drop, ret or jump
   std::string_view jump_chain;
   uint64_t packets = 0, bytes = 0;
+  bool counters_set = false; // as Rule::counters_set
 };
 
 Command to_command(const BasicAppend &a);

@@ -264,6 +264,7 @@ void Line::counters_option(Rule &r) {
   if (*end != '\0')
     xtables_error(PARAMETER_PROBLEM, "Packet counter '%s' invalid",
                   argv_[optind]);
+  r.counters_set = true;
   ++optind;
 }
 

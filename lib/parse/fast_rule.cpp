@@ -240,6 +240,7 @@ bool FastRuleParser::settle(
   if (counters != nullptr) {
     a.packets = counters->first;
     a.bytes = counters->second;
+    a.counters_set = true;
   }
   return true;
 }
@@ -375,6 +376,7 @@ Command to_command(const BasicAppend &a) {
   r.jump_chain = std::string(a.jump_chain);
   r.packets = a.packets;
   r.bytes = a.bytes;
+  r.counters_set = a.counters_set;
   if (a.port_match) {
     XtBlob m;
     m.name = a.proto == IPPROTO_TCP ? "tcp" : "udp";

@@ -110,6 +110,7 @@ Rule XtRuleState::base_rule(int line) const {
   r.inv_frag = invflags_ & IPT_INV_FRAG;
   r.packets = pcnt_;
   r.bytes = bcnt_;
+  r.counters_set = options_ & OPT_COUNTERS;
   for (auto *mp = matches_; mp != nullptr; mp = mp->next) {
     const xt_entry_match *m = mp->match->m;
     r.matches.push_back(blob(m->u.user.name, m->u.user.revision, m->data,
