@@ -122,6 +122,9 @@ int cli_main(int argc, char **argv) {
     ("all-or-nothing", "send every block of the input as one transaction "
      "at the end of the input, so that any error (in any block, from the "
      "parser or the kernel) leaves every table unchanged")
+    ("incremental", "replace each table by sending the kernel only what "
+     "changes: chains and rules that stay keep their handles and counters "
+     "(nf_tables; with --legacy the table is replaced whole)")
     ("stats", "after each COMMIT, print its costs to stderr: reading and "
      "parsing, extensions, batch building, kernel time, bytes sent, rules, "
      "peak RSS")
@@ -210,6 +213,7 @@ int cli_main(int argc, char **argv) {
                                 "--coalesce takes milliseconds (0 or more)");
   }
   cfg.all_or_nothing = vm.count("all-or-nothing") > 0;
+  cfg.incremental = vm.count("incremental") > 0;
   if (cfg.all_or_nothing && cfg.coalesce_ms >= 0)
     return command_line_error(program, "--all-or-nothing already sends every "
                                        "block in one transaction; drop "

@@ -26,6 +26,7 @@ struct RestoreConfig {
   bool stats = false;        // --stats: per-phase costs after each COMMIT
   int coalesce_ms = -1;      // --coalesce MS: group --noflush blocks (-1: off)
   bool all_or_nothing = false; // every block in one transaction at the end
+  bool incremental = false;    // --incremental: send a table's changes only
 };
 
 } // namespace fastrestore

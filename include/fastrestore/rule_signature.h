@@ -7,6 +7,7 @@
 // iptables compares rules), so kernel-private state does not count.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -20,5 +21,12 @@ std::string rule_signature(std::string_view message);
 
 // The signature of an IR rule, from the message fastrestore would send.
 std::string rule_signature(const Rule &rule, Family family);
+
+// A rule's identity for the incremental restore (delta.h): its signature
+// and its user data (its comment, ebtables' policy marker), which iptables
+// prints in its save. `message` as for rule_signature; the counters of its
+// first counter expression go to `packets` and `bytes` when given.
+std::string rule_identity(std::string_view message, uint64_t *packets = nullptr,
+                          uint64_t *bytes = nullptr);
 
 } // namespace fastrestore

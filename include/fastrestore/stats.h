@@ -17,6 +17,11 @@ struct PhaseStats {
   uint64_t bytes = 0;      // batch bytes sent
   uint64_t rules = 0;      // rules in the block
   bool timing = false;     // --stats: PhaseTimer reads the clock
+  // --incremental: how the nf_tables writer sent the last block ("changes",
+  // "nothing": the kernel held it already, "replacement"; null: the option
+  // did not apply), and the rules it kept, added and removed.
+  const char *incremental = nullptr;
+  uint64_t kept = 0, added = 0, removed = 0;
 };
 
 PhaseStats &phase_stats();

@@ -16,6 +16,7 @@ long peak_rss_kb() {
 void StatsSink::begin(const std::string &table, const Location &loc) {
   table_ = table;
   loc_ = loc;
+  phase_stats().incremental = nullptr;
   before_ = phase_stats();
   writer_s_ = 0;
   start_ = std::chrono::steady_clock::now();
@@ -66,7 +67,12 @@ void StatsSink::commit(const Location &loc) {
                 1e3 * (batch < 0 ? 0 : batch), 1e3 * kernel, 1e3 * total,
                 static_cast<unsigned long long>(now.bytes - before_.bytes),
                 peak_rss_kb());
-  out_ << buf << std::flush;
+  out_ << buf;
+  if (now.incremental != nullptr)
+    out_ << "fastrestore: stats: *" << table_ << ": incremental, "
+         << now.incremental << ": " << now.kept << " rules kept, " << now.added
+         << " added, " << now.removed << " removed\n";
+  out_ << std::flush;
 }
 
 } // namespace fastrestore

@@ -10,15 +10,19 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <unordered_map>
 
 #include "coalescer.h"
 #include "fastrestore/bridge_policy.h"
+#include "fastrestore/delta.h"
 #include "fastrestore/held_refusals.h"
 #include "fastrestore/nft_backend.h"
+#include "fastrestore/nft_rule.h"
 #include "fastrestore/plan.h"
 #include "fastrestore/restore_writer.h"
 #include "fastrestore/rule_print.h"
 #include "fastrestore/rule_signature.h"
+#include "fastrestore/stats.h"
 #include "fastrestore/tables.h"
 
 namespace fastrestore::nft {
@@ -123,6 +127,7 @@ public:
       begin_block(*batch_, table, loc, !cfg_.noflush, table_ready_);
     needs_model_ = false;
     refusals_.clear();
+    sizes_.clear();
   }
 
   void declare(ChainDecl &&d) override {
@@ -137,6 +142,20 @@ public:
     if (refusals_.any()) {
       batch_.reset();
       refusals_.throw_first();
+    }
+    if (incremental()) {
+      phase_stats().incremental = "replacement";
+      phase_stats().kept = phase_stats().added = phase_stats().removed = 0;
+      try {
+        if (commit_changes()) {
+          retries_ = 0;
+          batch_.reset();
+          return;
+        }
+      } catch (const GenerationChanged &) {
+        retry_block(loc);
+        return;
+      }
     }
     if (needs_model_) {
       Plan plan =
@@ -180,6 +199,105 @@ public:
   }
 
 private:
+  // --incremental applies to a table replacement sent on its own (not
+  // held with other blocks), without -v (which names every chain flushed,
+  // as a replacement does) and without -t.
+  bool incremental() const {
+    return cfg_.incremental && !cfg_.noflush && !cfg_.test && !cfg_.verbose &&
+           transport_ != nullptr && coalescer_ == nullptr;
+  }
+
+  // The block as the changes from what the kernel's table holds (delta.h):
+  // sent when there are any, with the generation the table was read at.
+  // False when the block is better sent as a replacement (reading the
+  // table would cost more, the table is missing or would end empty, a rule
+  // uses a set, the delta cannot keep the table's meaning).
+  bool commit_changes() {
+    if (!needs_model_ && !read_pays(nullptr))
+      return false;
+    Plan plan = plan_block(replay(), false, cfg_.counters, {}, id_base_);
+    if (plan.chains.empty() || (needs_model_ && !read_pays(&plan)))
+      return false;
+    for (const auto &[chain, rule] : eb_policies_.rules())
+      for (auto &c : plan.chains)
+        if (c.name == chain)
+          c.rules.push_back(rule);
+    std::vector<std::vector<std::string>> ids(plan.chains.size());
+    for (size_t c = 0; c < plan.chains.size(); ++c)
+      for (const Rule &r : plan.chains[c].rules) {
+        ids[c].push_back(rule_identity(
+            rule_message(r, cfg_.family, table_, plan.chains[c].name)));
+        if (uses_set(ids[c].back()))
+          return false;
+      }
+    note_generation();
+    KernelTable kt = transport_->read_table(batch_family(), table_);
+    if (!kt.exists)
+      return false;
+    KernelRules kernel;
+    kernel.table = &kt;
+    for (const auto &kc : kt.chains) {
+      auto &rules = kernel.rules.emplace_back();
+      for (const auto &m : kc.messages) {
+        auto &e = rules.emplace_back();
+        e.identity = rule_identity(m, &e.packets, &e.bytes);
+        if (uses_set(e.identity))
+          return false;
+      }
+    }
+    std::optional<Delta> delta = plan_delta(plan, ids, kernel, cfg_.counters);
+    if (!delta)
+      return false;
+    PhaseStats &stats = phase_stats();
+    for (const auto &c : delta->chains) {
+      stats.kept += c.kept;
+      stats.added += c.added;
+      stats.removed += c.removed;
+    }
+    stats.incremental = delta->ops.empty() ? "nothing" : "changes";
+    if (delta->ops.empty())
+      return true; // the kernel holds the table already
+    batch_ = std::make_unique<Batch>(cfg_.family, id_base_);
+    table_ready_ = false;
+    for (const auto &op : delta->ops)
+      emit_op(*batch_, op, table_, cfg_.family, loc_, table_ready_);
+    batch_->finish();
+    commit_batch(*batch_, *transport_, genid_ ? &*genid_ : nullptr);
+    return true;
+  }
+
+  uint32_t batch_family() const { return nfproto_of(cfg_.family); }
+
+  // The chains' sizes as the block streams in, for reading_pays.
+  void count_rules() {
+    for (const auto &op : ops_) {
+      size_t &n = sizes_[op.chain.name];
+      if (op.kind == OpKind::rule_append || op.kind == OpKind::rule_insert)
+        ++n;
+      else if (op.kind == OpKind::chain_flush)
+        n = 0;
+    }
+  }
+
+  // Whether to read the kernel's table, from the sizes counted while the
+  // block streamed in (the whole-block model's plan otherwise).
+  bool read_pays(const Plan *plan) const {
+    if (plan != nullptr)
+      return reading_pays(*plan);
+    const BuiltinTable *t = find_builtin_table(table_, cfg_.family);
+    std::vector<std::pair<size_t, bool>> chains;
+    for (const auto &[name, n] : sizes_)
+      chains.emplace_back(n, t != nullptr && find_builtin_chain(*t, name));
+    return reading_pays(chains);
+  }
+
+  // A rule bound to a set (ebtables' among): the set is the rule's own,
+  // under a name each load picks anew, so such a table is replaced.
+  static bool uses_set(const std::string &identity) {
+    return identity.rfind("lookup ", 0) == 0 ||
+           identity.find("\nlookup ") != std::string::npos;
+  }
+
   std::string chain_key(const std::string &chain) const {
     return std::to_string(static_cast<int>(cfg_.family)) + "/" + table_ + "/" +
            chain;
@@ -243,6 +361,8 @@ private:
     if (!planned)
       return;
     // Encoding refusals are iptables-nft's parse errors: not held.
+    if (incremental())
+      count_rules();
     for (const auto &op : ops_) {
       if (coalescer_ != nullptr)
         note_chains(op);
@@ -392,6 +512,7 @@ private:
   std::optional<OpPlanner> planner_;
   std::unique_ptr<Batch> batch_;
   std::vector<Op> ops_;
+  std::unordered_map<std::string, size_t> sizes_; // --incremental
   bool table_ready_ = false;
   bool needs_model_ = false;
   HeldRefusals refusals_; // the block's planning refusals, until COMMIT

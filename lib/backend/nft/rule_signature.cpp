@@ -76,6 +76,40 @@ std::string rule_signature(std::string_view message) {
   return out;
 }
 
+std::string rule_identity(std::string_view message, uint64_t *packets,
+                          uint64_t *bytes) {
+  std::string out;
+  nftnl_rule *r = nftnl_rule_alloc();
+  if (r == nullptr)
+    return out;
+  if (nftnl_rule_nlmsg_parse(reinterpret_cast<const nlmsghdr *>(message.data()),
+                             r) == 0) {
+    nftnl_expr_foreach(r, add_expr, &out);
+    uint32_t len = 0;
+    if (const void *udata = nftnl_rule_get_data(r, NFTNL_RULE_USERDATA, &len)) {
+      out += "userdata ";
+      append_hex(out, udata, len);
+      out += '\n';
+    }
+    if (packets != nullptr || bytes != nullptr) {
+      nftnl_expr_iter *it = nftnl_expr_iter_create(r);
+      for (nftnl_expr *e = nftnl_expr_iter_next(it); e != nullptr;
+           e = nftnl_expr_iter_next(it))
+        if (std::strcmp(nftnl_expr_get_str(e, NFTNL_EXPR_NAME), "counter") ==
+            0) {
+          if (packets != nullptr)
+            *packets = nftnl_expr_get_u64(e, NFTNL_EXPR_CTR_PACKETS);
+          if (bytes != nullptr)
+            *bytes = nftnl_expr_get_u64(e, NFTNL_EXPR_CTR_BYTES);
+          break;
+        }
+      nftnl_expr_iter_destroy(it);
+    }
+  }
+  nftnl_rule_free(r);
+  return out;
+}
+
 std::string rule_signature(const Rule &rule, Family family) {
   return rule_signature(nft::rule_message(rule, family, "t", "c"));
 }

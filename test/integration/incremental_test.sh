@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# --incremental keeps what stays: rules and base chains that are the same
+# before and after keep their handles and counters; with -c a line's
+# counters win and a line without any leaves the kept rule's; unchanged
+# input sends nothing (the kernel's rules keep their handles, --stats says
+# "nothing"); a refused block changes nothing; with --legacy the option is
+# accepted and the table replaced whole.
+#   incremental_test.sh FASTRESTORE
+set -u
+. "$(dirname "$0")/common.sh"
+
+cat >"$tmp/a" <<'RULES'
+*filter
+:INPUT DROP [0:0]
+:FORWARD ACCEPT [0:0]
+:OUTPUT ACCEPT [0:0]
+:web - [0:0]
+[10:1000] -A INPUT -i lo -j ACCEPT
+[20:2000] -A INPUT -p tcp -m tcp --dport 80 -j web
+[30:3000] -A web -s 10.0.0.1/32 -j ACCEPT
+[40:4000] -A web -s 10.0.0.2/32 -j ACCEPT
+COMMIT
+RULES
+# b: web's first rule goes, a rule comes before the jump, FORWARD drops.
+cat >"$tmp/b" <<'RULES'
+*filter
+:INPUT DROP [0:0]
+:FORWARD DROP [0:0]
+:OUTPUT ACCEPT [0:0]
+:web - [0:0]
+-A INPUT -i lo -j ACCEPT
+-A INPUT -s 192.0.2.1/32 -j DROP
+-A INPUT -p tcp -m tcp --dport 80 -j web
+-A web -s 10.0.0.2/32 -j ACCEPT
+COMMIT
+RULES
+
+counters_of() { iptables-nft-save -c | grep -F -- "$1" | sed 's/ .*//'; }
+handles() { nft -a list table ip filter | grep -o 'handle [0-9]*' | tr '\n' ' '; }
+
+kept_counters() {
+  unshare -n bash -c "
+    '$fr' -c <'$tmp/a' || exit 1
+    '$fr' --incremental <'$tmp/b' || exit 1
+    [ \"\$(iptables-nft-save -c | grep -c -- '-A INPUT -i lo -j ACCEPT')\" = 1 ] || exit 1
+    iptables-nft-save -c" >"$tmp/out" &&
+    grep -qxF -- '[10:1000] -A INPUT -i lo -j ACCEPT' "$tmp/out" &&
+    grep -qxF -- '[20:2000] -A INPUT -p tcp -m tcp --dport 80 -j web' "$tmp/out" &&
+    grep -qxF -- '[40:4000] -A web -s 10.0.0.2/32 -j ACCEPT' "$tmp/out" &&
+    grep -qxF -- '[0:0] -A INPUT -s 192.0.2.1/32 -j DROP' "$tmp/out" &&
+    grep -qxF -- ':FORWARD DROP [0:0]' "$tmp/out" &&
+    ! grep -qF -- '10.0.0.1' "$tmp/out"
+}
+check "kept rules keep their counters" kept_counters
+
+# -c: the line's counters win; a line without counters keeps the rule's.
+given_counters() {
+  sed 's/^-A INPUT -i lo/[7:700] -A INPUT -i lo/' "$tmp/b" >"$tmp/b7"
+  unshare -n bash -c "
+    '$fr' -c <'$tmp/a' || exit 1
+    '$fr' -c --incremental <'$tmp/b7' || exit 1
+    iptables-nft-save -c" >"$tmp/out" &&
+    grep -qxF -- '[7:700] -A INPUT -i lo -j ACCEPT' "$tmp/out" &&
+    grep -qxF -- '[40:4000] -A web -s 10.0.0.2/32 -j ACCEPT' "$tmp/out"
+}
+check "-c: a line's counters win, others stay" given_counters
+
+# The same input again: nothing sent, every handle as it was.
+unchanged() {
+  unshare -n bash -c "
+    $(declare -f handles)
+    '$fr' <'$tmp/b' || exit 1
+    before=\$(handles)
+    '$fr' --incremental --stats <'$tmp/b' 2>'$tmp/stats' || exit 1
+    [ \"\$before\" = \"\$(handles)\" ]" &&
+    grep -q 'incremental, nothing: 4 rules kept, 0 added, 0 removed' "$tmp/stats"
+}
+check "unchanged input sends nothing" unchanged
+
+# A changed block: the kept rules keep their handles.
+handles_kept() {
+  unshare -n bash -c "
+    '$fr' <'$tmp/a' || exit 1
+    lo=\$(nft -a list chain ip filter INPUT | grep 'iifname \"lo\"' | grep -o 'handle [0-9]*')
+    '$fr' --incremental <'$tmp/b' || exit 1
+    [ -n \"\$lo\" ] && nft -a list chain ip filter INPUT | grep 'iifname \"lo\"' | grep -qF \"\$lo\""
+}
+check "kept rules keep their handles" handles_kept
+
+# A block that fails changes nothing, with the status a full restore has.
+refused() {
+  printf '*filter\n:INPUT ACCEPT [0:0]\n-A INPUT -j nosuch\nCOMMIT\n' >"$tmp/bad"
+  unshare -n bash -c "
+    '$fr' <'$tmp/a' || exit 1
+    before=\$(nft -a list ruleset)
+    '$fr' --incremental <'$tmp/bad' 2>'$tmp/err'
+    st=\$?
+    [ \$st = 2 ] && [ \"\$before\" = \"\$(nft -a list ruleset)\" ]" &&
+    grep -q "Chain 'nosuch' does not exist" "$tmp/err"
+}
+check "a refused block changes nothing" refused
+
+legacy() {
+  unshare -n bash -c "
+    '$fr' --legacy -c <'$tmp/a' || exit 1
+    '$fr' --legacy --incremental <'$tmp/b' || exit 1
+    iptables-legacy-save -c" >"$tmp/out" &&
+    # A whole replacement: no counter survives.
+    grep -qxF -- '[0:0] -A INPUT -i lo -j ACCEPT' "$tmp/out" &&
+    grep -qxF -- '[0:0] -A INPUT -s 192.0.2.1/32 -j DROP' "$tmp/out"
+}
+check "--legacy: accepted, the table replaced" legacy
+
+exit $fail

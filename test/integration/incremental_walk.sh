@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# --incremental converges: the passing integration cases of one family
+# (those without a pre file or other options than -c), in an order drawn
+# from a seed, are loaded one after the other into one namespace with
+# --incremental and into another with full restores; after each, the two
+# namespaces' saves (iptables-nft-save of the family, counters aside) and
+# `nft list ruleset` (handles, counters and the order of tables and chains
+# aside) are the same.
+#
+#   incremental_walk.sh FASTRESTORE FAMILY [SEED [STEPS [DIR]]]
+#     FAMILY: 4, 6 or bridge
+#     DIR: rule files to walk instead (*.rules for IPv4, *.rules6 for IPv6,
+#          *.ebrules for the bridge: ../shared/realworld/files); a file
+#          the full restore refuses must be refused alike, and change
+#          neither namespace.
+set -u
+. "$(dirname "$0")/common.sh"
+family=$2
+seed=${3:-1}
+steps=${4:-0} # 0: every case once
+dir=${5:-}
+if [ -n "$dir" ] && [ ! -d "$dir" ]; then
+  echo "SKIP: no $dir"
+  exit 77
+fi
+cases_dir=$(realpath "$(dirname "$0")/../cases")
+norm=$(dirname "$0")/normalize_ruleset.py
+
+case $family in
+4) opt=-4 save="iptables-nft-save" ;;
+6) opt=-6 save="ip6tables-nft-save" ;;
+bridge) opt=--bridge save="ebtables-nft-save" ;;
+*) echo "family: 4, 6 or bridge"; exit 2 ;;
+esac
+
+header() { sed -n "s/^# $1: *//p" "$2" | head -n1; }
+
+# The cases of this family that load alone and pass, or DIR's files.
+list=()
+if [ -n "$dir" ]; then
+  ext=$(case $family in 4) echo rules ;; 6) echo rules6 ;; *) echo ebrules ;; esac)
+  for f in "$dir"/*."$ext"; do list+=("$f"); done
+else
+  for f in "$cases_dir"/*/*_0.rules; do
+    fam=$(header family "$f")
+    [ "${fam:-4}" = "$family" ] || continue
+    [ -z "$(header pre "$f")" ] || continue
+    [ -z "$(header ref-status "$f")" ] || continue
+    args=$(header args "$f")
+    [ -z "$args" ] || [ "$args" = "-c" ] || continue
+    list+=("$f")
+  done
+fi
+[ ${#list[@]} -gt 1 ] || { echo "too few cases"; exit 1; }
+mapfile -t order < <(printf '%s\n' "${list[@]}" |
+  awk -v seed="$seed" 'BEGIN { srand(seed) } { print rand() "\t" $0 }' |
+  sort -k1,1 | cut -f2-)
+[ "$steps" -gt 0 ] || steps=${#order[@]}
+# Under the sanitizers every allocation unwinds slowly: a shorter walk.
+if [ -n "${FASTRESTORE_TEST_QUICK:-}" ] && [ "$steps" -gt 15 ]; then
+  steps=15
+fi
+
+# The state a namespace holds, in the form compared.
+state() {
+  $save | grep -v '^#' | sed -E 's/\[[0-9]+:[0-9]+\]/[0:0]/g; s/ -c [0-9]+ [0-9]+$//'
+  echo "----"
+  nft list ruleset 2>/dev/null | python3 "$norm"
+}
+
+# Each namespace lives as long as its sleep.
+unshare -n sleep 100000 &
+walk=$!
+unshare -n sleep 100000 &
+full=$!
+trap 'kill $walk $full 2>/dev/null; rm -rf "$tmp"' EXIT
+sleep 0.2
+in_walk() { nsenter -t "$walk" -n "$@"; }
+in_full() { nsenter -t "$full" -n "$@"; }
+
+prev=""
+refused=0
+for ((i = 0; i < steps; i++)); do
+  cur=${order[$((i % ${#order[@]}))]}
+  args=$(header args "$cur")
+  name=$(basename "$cur" .rules)
+  in_full "$fr" $opt $args <"$cur" >/dev/null 2>"$tmp/err_full"
+  st_full=$?
+  in_walk "$fr" $opt $args --incremental --stats <"$cur" >/dev/null 2>"$tmp/err"
+  st_walk=$?
+  grep -o 'incremental, [a-z]*' "$tmp/err" >>"$tmp/paths"
+  grep -v '^fastrestore: stats: ' "$tmp/err" >"$tmp/err.msg"
+  mv "$tmp/err.msg" "$tmp/err"
+  if [ $st_full != $st_walk ]; then
+    echo "FAILED: step $i ($name): status $st_walk, a full restore $st_full"
+    cat "$tmp/err" "$tmp/err_full"
+    fail=1; break
+  fi
+  [ $st_full = 0 ] || ((refused++))
+  in_walk bash -c "$(declare -f state); save='$save' norm='$norm' state" >"$tmp/got"
+  in_full bash -c "$(declare -f state); save='$save' norm='$norm' state" >"$tmp/want"
+  if ! diff -u "$tmp/want" "$tmp/got" >"$tmp/diff"; then
+    echo "FAILED: step $i ($name after ${prev:+$(basename "$prev" .rules)})"
+    head -40 "$tmp/diff"
+    fail=1
+    break
+  fi
+  prev=$cur
+done
+echo "$family: $i steps of ${#order[@]} files, seed $seed ($refused refused by both)"
+echo "blocks sent incrementally:" $(sort "$tmp/paths" 2>/dev/null | uniq -c | tr '\n' ' ')
+[ $fail = 0 ] && echo "ok: incremental walk"
+exit $fail
