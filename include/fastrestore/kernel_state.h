@@ -41,6 +41,10 @@ struct KernelChain {
 struct KernelTable {
   std::string name;
   bool exists = false;
+  // The kernel's count of the table's chains, sets (a rule's anonymous
+  // ones too), stateful objects and flowtables, when read with its rules:
+  // more than its chains when it holds anything else.
+  uint32_t use = 0;
   std::vector<KernelChain> chains; // the kernel's order
 };
 

@@ -3,8 +3,9 @@
 # before and after keep their handles and counters; with -c a line's
 # counters win and a line without any leaves the kept rule's; unchanged
 # input sends nothing (the kernel's rules keep their handles, --stats says
-# "nothing"); a refused block changes nothing; with --legacy the option is
-# accepted and the table replaced whole.
+# "nothing"); a refused block changes nothing; a table holding a set made
+# with nft is replaced (a replacement deletes the set); with --legacy the
+# option is accepted and the table replaced whole.
 #   incremental_test.sh FASTRESTORE
 set -u
 . "$(dirname "$0")/common.sh"
@@ -99,6 +100,18 @@ refused() {
     grep -q "Chain 'nosuch' does not exist" "$tmp/err"
 }
 check "a refused block changes nothing" refused
+
+# A set made with nft in the table: a replacement deletes it, so the
+# block is sent whole.
+nft_set() {
+  unshare -n bash -c "
+    '$fr' <'$tmp/a' || exit 1
+    nft add set ip filter mine '{ type ipv4_addr; }' || exit 1
+    '$fr' --incremental --stats <'$tmp/b' 2>'$tmp/stats' || exit 1
+    ! nft list sets | grep -q mine" &&
+    grep -q 'incremental, replacement' "$tmp/stats"
+}
+check "a table holding an nft set is replaced" nft_set
 
 legacy() {
   unshare -n bash -c "

@@ -211,7 +211,8 @@ private:
   // sent when there are any, with the generation the table was read at.
   // False when the block is better sent as a replacement (reading the
   // table would cost more, the table is missing or would end empty, a rule
-  // uses a set, the delta cannot keep the table's meaning).
+  // uses a set or the table holds one, the delta cannot keep the table's
+  // meaning).
   bool commit_changes() {
     if (!needs_model_ && !read_pays(nullptr))
       return false;
@@ -232,7 +233,9 @@ private:
       }
     note_generation();
     KernelTable kt = transport_->read_table(batch_family(), table_);
-    if (!kt.exists)
+    // A table holding sets or other objects (made with nft) loses them in
+    // a replacement: replaced.
+    if (!kt.exists || kt.use != kt.chains.size())
       return false;
     KernelRules kernel;
     kernel.table = &kt;

@@ -123,6 +123,18 @@ KernelTable read_kernel_table_once(mnl_socket *nl, uint32_t family,
   if (!out.exists)
     return out;
 
+  // The table's own count of what it holds: chains, sets, stateful
+  // objects and flowtables.
+  nlh = nftnl_nlmsg_build_hdr(req.data(), NFT_MSG_GETTABLE, family, NLM_F_ACK,
+                              ++seq);
+  mnl_attr_put_strz(nlh, NFTA_TABLE_NAME, table.c_str());
+  run_dump(nl, nlh, "table", [&](const nlmsghdr *m) {
+    nft::each_top(m, [&](const nlattr *a) {
+      if (mnl_attr_get_type(a) == NFTA_TABLE_USE)
+        out.use = ntohl(mnl_attr_get_u32(a));
+    });
+  });
+
   // One rule dump per chain: the kernel resumes a dump by walking again
   // from the first rule it covers, so one dump of the whole table costs
   // time quadratic in all its rules, one per chain only in each chain's.
