@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "config_file.h"
 #include "ebtables_cli.h"
 #include "fastrestore/restore.h"
 #include "program.h"
@@ -214,6 +215,13 @@ int cli_main(int argc, char **argv) {
   }
   cfg.all_or_nothing = vm.count("all-or-nothing") > 0;
   cfg.incremental = vm.count("incremental") > 0;
+  if (std::string error;
+      !apply_config_file(config_file_path(), vm, cfg, error)) {
+    std::cerr << (program.kind == ProgramKind::fastrestore ? "fastrestore"
+                                                           : program.argv0)
+              << ": " << error << "\n";
+    return 2;
+  }
   if (cfg.all_or_nothing && cfg.coalesce_ms >= 0)
     return command_line_error(program, "--all-or-nothing already sends every "
                                        "block in one transaction; drop "
