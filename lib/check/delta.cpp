@@ -159,6 +159,9 @@ plan_delta(const Plan &desired,
       }
     // New rules go before the next kept rule, or at the end; a kept rule
     // whose line sets other counters is replaced in place.
+    std::vector<size_t> next_kept(want.rules.size() + 1, SIZE_MAX);
+    for (size_t d = want.rules.size(); d-- > 0;)
+      next_kept[d] = kernel_of[d] != SIZE_MAX ? d : next_kept[d + 1];
     for (size_t d = 0; d < want.rules.size(); ++d) {
       const Rule &r = want.rules[d];
       if (kernel_of[d] != SIZE_MAX) {
@@ -173,16 +176,13 @@ plan_delta(const Plan &desired,
         }
         continue;
       }
-      size_t next = d + 1;
-      while (next < want.rules.size() && kernel_of[next] == SIZE_MAX)
-        ++next;
-      Op op{next < want.rules.size() ? OpKind::rule_insert_before
-                                     : OpKind::rule_append,
+      const size_t next = next_kept[d + 1];
+      Op op{next != SIZE_MAX ? OpKind::rule_insert_before : OpKind::rule_append,
             r.loc,
             {},
             r};
       op.chain.name = want.name;
-      if (next < want.rules.size())
+      if (next != SIZE_MAX)
         op.ref.handle = have->rules[kernel_of[next]];
       additions.push_back(std::move(op));
       ++counts.added;
