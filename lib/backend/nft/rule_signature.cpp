@@ -62,22 +62,9 @@ int add_expr(nftnl_expr *e, void *data) {
   return 0;
 }
 
-} // namespace
-
-std::string rule_signature(std::string_view message) {
-  std::string out;
-  nftnl_rule *r = nftnl_rule_alloc();
-  if (r == nullptr)
-    return out;
-  if (nftnl_rule_nlmsg_parse(reinterpret_cast<const nlmsghdr *>(message.data()),
-                             r) == 0)
-    nftnl_expr_foreach(r, add_expr, &out);
-  nftnl_rule_free(r);
-  return out;
-}
-
-std::string rule_identity(std::string_view message, uint64_t *packets,
-                          uint64_t *bytes) {
+// The signature of NEWRULE message `message`, then what `more` adds from
+// the parsed rule.
+template <class F> std::string read_rule(std::string_view message, F more) {
   std::string out;
   nftnl_rule *r = nftnl_rule_alloc();
   if (r == nullptr)
@@ -85,29 +72,41 @@ std::string rule_identity(std::string_view message, uint64_t *packets,
   if (nftnl_rule_nlmsg_parse(reinterpret_cast<const nlmsghdr *>(message.data()),
                              r) == 0) {
     nftnl_expr_foreach(r, add_expr, &out);
+    more(r, out);
+  }
+  nftnl_rule_free(r);
+  return out;
+}
+
+} // namespace
+
+std::string rule_signature(std::string_view message) {
+  return read_rule(message, [](nftnl_rule *, std::string &) {});
+}
+
+std::string rule_identity(std::string_view message, uint64_t *packets,
+                          uint64_t *bytes) {
+  return read_rule(message, [&](nftnl_rule *r, std::string &out) {
     uint32_t len = 0;
     if (const void *udata = nftnl_rule_get_data(r, NFTNL_RULE_USERDATA, &len)) {
       out += "userdata ";
       append_hex(out, udata, len);
       out += '\n';
     }
-    if (packets != nullptr || bytes != nullptr) {
-      nftnl_expr_iter *it = nftnl_expr_iter_create(r);
-      for (nftnl_expr *e = nftnl_expr_iter_next(it); e != nullptr;
-           e = nftnl_expr_iter_next(it))
-        if (std::strcmp(nftnl_expr_get_str(e, NFTNL_EXPR_NAME), "counter") ==
-            0) {
-          if (packets != nullptr)
-            *packets = nftnl_expr_get_u64(e, NFTNL_EXPR_CTR_PACKETS);
-          if (bytes != nullptr)
-            *bytes = nftnl_expr_get_u64(e, NFTNL_EXPR_CTR_BYTES);
-          break;
-        }
-      nftnl_expr_iter_destroy(it);
-    }
-  }
-  nftnl_rule_free(r);
-  return out;
+    if (packets == nullptr && bytes == nullptr)
+      return;
+    nftnl_expr_iter *it = nftnl_expr_iter_create(r);
+    for (nftnl_expr *e = nftnl_expr_iter_next(it); e != nullptr;
+         e = nftnl_expr_iter_next(it))
+      if (std::strcmp(nftnl_expr_get_str(e, NFTNL_EXPR_NAME), "counter") == 0) {
+        if (packets != nullptr)
+          *packets = nftnl_expr_get_u64(e, NFTNL_EXPR_CTR_PACKETS);
+        if (bytes != nullptr)
+          *bytes = nftnl_expr_get_u64(e, NFTNL_EXPR_CTR_BYTES);
+        break;
+      }
+    nftnl_expr_iter_destroy(it);
+  });
 }
 
 std::string rule_signature(const Rule &rule, Family family) {
