@@ -79,10 +79,8 @@ KernelChain parse_chain(const nlmsghdr *m, std::string *table) {
 std::string attr_str(const nlmsghdr *m, uint16_t type) {
   std::string out;
   each_top(m, [&](const nlattr *a) {
-    if (out.empty() && mnl_attr_get_type(a) == type) {
-      auto *p = static_cast<const char *>(mnl_attr_get_payload(a));
-      out.assign(p, strnlen(p, mnl_attr_get_payload_len(a)));
-    }
+    if (out.empty() && mnl_attr_get_type(a) == type)
+      out = str(a);
   });
   return out;
 }
