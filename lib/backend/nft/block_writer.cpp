@@ -214,10 +214,10 @@ private:
   // uses a set or the table holds one, the delta cannot keep the table's
   // meaning).
   bool commit_changes() {
-    if (!needs_model_ && !read_pays(nullptr))
+    if (!needs_model_ && !streamed_read_pays())
       return false;
     Plan plan = plan_block(replay(), false, cfg_.counters, {}, id_base_);
-    if (plan.chains.empty() || (needs_model_ && !read_pays(&plan)))
+    if (plan.chains.empty() || (needs_model_ && !reading_pays(plan)))
       return false;
     for (const auto &[chain, rule] : eb_policies_.rules())
       for (auto &c : plan.chains)
@@ -282,11 +282,9 @@ private:
     }
   }
 
-  // Whether to read the kernel's table, from the sizes counted while the
-  // block streamed in (the whole-block model's plan otherwise).
-  bool read_pays(const Plan *plan) const {
-    if (plan != nullptr)
-      return reading_pays(*plan);
+  // Whether to read the kernel's table (reading_pays), judged before the
+  // block is planned again from the sizes counted while it streamed in.
+  bool streamed_read_pays() const {
     const BuiltinTable *t = find_builtin_table(table_, cfg_.family);
     std::vector<std::pair<size_t, bool>> chains;
     for (const auto &[name, n] : sizes_)
