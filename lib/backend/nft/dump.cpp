@@ -157,12 +157,10 @@ KernelTable read_kernel_table_once(mnl_socket *nl, uint32_t family,
       }
       nftnl_rule_free(rr);
     });
+    if (family == NFPROTO_BRIDGE && !kc.messages.empty())
+      kc.eb_policy = eb_policy_verdict(
+          reinterpret_cast<const nlmsghdr *>(kc.messages.back().data()));
   }
-  if (family == NFPROTO_BRIDGE)
-    for (auto &kc : out.chains)
-      if (!kc.messages.empty())
-        kc.eb_policy = eb_policy_verdict(
-            reinterpret_cast<const nlmsghdr *>(kc.messages.back().data()));
   return out;
 }
 
