@@ -3,35 +3,42 @@
 // every chain and rule that is the same before and after stays in the
 // kernel, with its handle and its counters.
 //
-// A replacement deletes the table and makes it again from the block
-// (Plan::chains), so the table it leaves holds exactly the planned chains.
-// The delta keeps a kernel chain of the same name and kind, and in it the
-// longest run of kernel rules that stand in the planned chain in the same
-// order (rules compared by identity: rule_identity in rule_signature.h);
-// every other kernel rule and chain goes, every other planned rule and
-// chain comes. Pure: no kernel, no libnftnl (lib/check).
+// A replacement deletes the table and makes it again from the block, so
+// the table it leaves holds exactly the desired chains. The delta keeps a
+// kernel chain of the same name and kind, and in it the longest run of
+// kernel rules that stand in the desired chain in the same order (rules
+// compared by key, table_state.h); every other kernel rule and chain goes,
+// every other desired rule and chain comes. Pure: no kernel, no libnftnl
+// (lib/check).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "fastrestore/kernel_state.h"
-#include "fastrestore/plan.h"
+#include "fastrestore/table_state.h"
 
 namespace fastrestore {
 
-// The kernel's side of one table: the chains as read, and for each chain
-// each rule's identity and counters, in the chain's order.
-struct KernelRules {
-  struct Entry {
-    std::string identity;
-    uint64_t packets = 0, bytes = 0;
-  };
-  const KernelTable *table = nullptr;
-  std::vector<std::vector<Entry>> rules; // parallel to table->chains
+enum class DeltaKind {
+  chain_flush,        // a kernel chain that goes: emptied first
+  rule_delete,        // a kernel rule (handle) of desired chain `chain`
+  chain_delete,       // a kernel chain (`chain` indexes the kernel's)
+  chain_create,       // desired chain `chain`, which the kernel lacks
+  chain_update,       // desired base chain `chain`: its policy, counters
+  rule_append,        // desired rule `rule` of chain `chain`, at the end
+  rule_insert_before, // ... before the kernel rule `handle`
+  rule_replace,       // ... in place of kept kernel rule `handle` (-c)
+};
+
+struct DeltaOp {
+  DeltaKind kind;
+  size_t chain = 0; // desired chain, or kernel chain for chain_flush/_delete
+  size_t rule = 0;  // desired rule
+  uint64_t handle = 0;
 };
 
 // What the delta did to one chain: its rules kept, added and removed.
@@ -42,25 +49,26 @@ struct ChainDelta {
 };
 
 struct Delta {
-  std::vector<Op> ops; // in the order they go into the batch
+  std::vector<DeltaOp> ops; // in the order they go into the batch
   std::vector<ChainDelta> chains;
+  // Where each kept rule stands: the kernel handle of desired rule
+  // [chain][rule], 0 for a rule the delta adds.
+  std::vector<std::vector<uint64_t>> kept_handles;
 };
 
-// The delta from `kernel` to `desired` (a replacement's plan), whose rules
-// have the identities `identities` (parallel to desired.chains and their
-// rules). With `counters` (-c), a kept rule whose line gave counters
-// (Rule::counters_set) that differ from the kernel's is replaced, and a
-// base chain whose line gave counters gets them. nullopt where the delta
-// cannot keep the table's meaning (a base chain of another hook, priority
-// or type than the table's, a user chain where a base chain is planned or
-// the other way round): the block then replaces the table.
-std::optional<Delta>
-plan_delta(const Plan &desired,
-           const std::vector<std::vector<std::string>> &identities,
-           const KernelRules &kernel, bool counters);
+// The delta from `kernel` to `desired`. A desired base chain without a
+// policy gets ACCEPT. With `counters` (-c), a kept rule whose line gave
+// counters (StateRule::counters) is replaced unless the kernel's are known
+// to be the same, and a base chain whose line gave counters gets them.
+// nullopt where the delta cannot keep the table's meaning (a base chain of
+// another hook, priority or type than the table's, a user chain where a
+// base chain is wanted or the other way round): the block then replaces
+// the table.
+std::optional<Delta> plan_delta(const TableState &desired,
+                                const TableState &kernel, bool counters);
 
 // Whether reading the kernel's table to send only the changes should cost
-// less than sending `desired` whole, judged from the planned chains'
+// less than sending the block whole, judged from the desired chains'
 // sizes (a reload's kernel table is mostly what it loads). Reading costs
 // about half a rule's sending per rule (the identities) plus, per chain,
 // one dump whose time grows with the square of the chain's length (the
@@ -69,9 +77,8 @@ plan_delta(const Plan &desired,
 // chains of ten in 0.77 s, while sending 100k rules whole takes 2.0-2.2 s
 // here. Sending whole also registers every base chain's hook again (about
 // 15 ms each), so small tables are read.
-// `chains`: each planned chain's rule count, and whether it is a base
+// `chains`: each desired chain's rule count, and whether it is a base
 // chain.
 bool reading_pays(const std::vector<std::pair<size_t, bool>> &chains);
-bool reading_pays(const Plan &desired);
 
 } // namespace fastrestore

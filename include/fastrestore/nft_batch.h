@@ -16,6 +16,7 @@
 #include <sys/uio.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -59,8 +60,22 @@ public:
   // DELRULE naming only the chain: flushes it.
   void add_flush(const std::string &table, const std::string &chain,
                  const Location &loc);
+  // A copy of `message` (an object message of another batch, e.g. a
+  // replacement's NEWRULE or NEWCHAIN) with flags `flags`, to which `more`
+  // may add attributes. An error the kernel reports for it names `loc`.
+  void add_copy(std::string_view message, uint16_t flags, const Location &loc,
+                const char *kind, const std::string &name,
+                const std::function<void(nlmsghdr *)> &more = {});
   // Seals the batch with BATCH_END; nothing may be added afterwards.
   void finish();
+
+  // Each object message in order (BEGIN/END left out), with its index.
+  void
+  each_message(const std::function<void(std::string_view, size_t)> &f) const;
+  // The input location of object message `index`, and whether a rule
+  // message's line gave counters (Rule::counters_set).
+  const Location &location(size_t index) const { return info_[index].loc; }
+  bool counters_given(size_t index) const { return info_[index].counters; }
 
   std::vector<iovec> iov() const;
   std::string bytes() const; // a copy of all bytes, for tests
@@ -80,6 +95,7 @@ private:
     Location loc;
     const char *kind; // "rule in chain", "chain", "table", ...
     uint32_t name;    // index into names_
+    bool counters = false;
   };
   struct Chunk {
     std::unique_ptr<char[]> data;

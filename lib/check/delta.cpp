@@ -7,26 +7,26 @@
 #include <map>
 #include <unordered_map>
 
-#include "fastrestore/tables.h"
-
 namespace fastrestore {
 namespace {
 
 // The positions of `kernel` (indexes into it) that stay, and for each kept
 // one the desired position it becomes: the longest chain of identical
 // rules in the same order. Each desired rule is paired with the first
-// unused kernel rule of its identity (duplicates pair in order), then the
+// unused kernel rule of its key (duplicates pair in order), then the
 // longest increasing run of kernel positions is kept (patience sorting,
 // n log n).
 std::vector<std::pair<size_t, size_t>>
-kept_rules(const std::vector<std::string> &desired,
-           const std::vector<KernelRules::Entry> &kernel) {
-  std::unordered_map<std::string_view, std::vector<size_t>> where;
+kept_rules(const std::vector<StateRule> &desired,
+           const std::vector<StateRule> &kernel) {
+  std::unordered_map<uint64_t, std::vector<size_t>> where;
+  where.reserve(kernel.size());
   for (size_t k = kernel.size(); k-- > 0;)
-    where[kernel[k].identity].push_back(k); // popped from the back: in order
+    where[kernel[k].key].push_back(k); // popped from the back: in order
   std::vector<std::pair<size_t, size_t>> pairs; // (desired, kernel)
+  pairs.reserve(desired.size());
   for (size_t d = 0; d < desired.size(); ++d) {
-    auto it = where.find(desired[d]);
+    auto it = where.find(desired[d].key);
     if (it == where.end() || it->second.empty())
       continue;
     pairs.emplace_back(d, it->second.back());
@@ -54,50 +54,37 @@ kept_rules(const std::vector<std::string> &desired,
   return kept;
 }
 
-Op chain_op(OpKind kind, const PlannedChain &c, const Location &loc) {
-  Op op{kind, loc, {}, {}};
-  op.chain.loc = loc;
-  op.chain.name = c.name;
-  op.chain.builtin = c.builtin;
-  return op;
-}
-
-Op kernel_chain_op(OpKind kind, const KernelChain &k, const Location &loc) {
-  Op op{kind, loc, {}, {}};
-  op.chain.loc = loc;
-  op.chain.name = k.name;
-  op.chain_handle = k.handle;
-  return op;
+DeltaOp op(DeltaKind kind, size_t chain, size_t rule = 0, uint64_t handle = 0) {
+  return DeltaOp{kind, chain, rule, handle};
 }
 
 } // namespace
 
-std::optional<Delta>
-plan_delta(const Plan &desired,
-           const std::vector<std::vector<std::string>> &identities,
-           const KernelRules &kernel, bool counters) {
-  const KernelTable &kt = *kernel.table;
+std::optional<Delta> plan_delta(const TableState &desired,
+                                const TableState &kernel, bool counters) {
   std::map<std::string, size_t> by_name;
-  for (size_t i = 0; i < kt.chains.size(); ++i)
-    by_name.emplace(kt.chains[i].name, i);
+  for (size_t i = 0; i < kernel.chains.size(); ++i)
+    by_name.emplace(kernel.chains[i].name, i);
 
   Delta out;
-  std::vector<Op> removals, chain_removals, creations, updates, additions;
-  std::vector<bool> wanted(kt.chains.size(), false);
+  out.kept_handles.resize(desired.chains.size());
+  std::vector<DeltaOp> flushes, removals, chain_removals, creations, updates,
+      additions;
+  std::vector<bool> wanted(kernel.chains.size(), false);
   for (size_t c = 0; c < desired.chains.size(); ++c) {
-    const PlannedChain &want = desired.chains[c];
-    const Location &loc = want.loc;
+    const StateChain &want = desired.chains[c];
+    auto &handles = out.kept_handles[c];
+    handles.assign(want.rules.size(), 0);
     ChainDelta counts;
     counts.chain = want.name;
     auto found = by_name.find(want.name);
-    const KernelChain *have =
-        found == by_name.end() ? nullptr : &kt.chains[found->second];
+    const StateChain *have =
+        found == by_name.end() ? nullptr : &kernel.chains[found->second];
     if (have != nullptr) {
-      if (have->base != (want.builtin != nullptr))
+      if (have->base != want.base)
         return std::nullopt;
-      if (have->base && (have->hook != want.builtin->hook ||
-                         have->prio != want.builtin->prio ||
-                         have->type != want.builtin->type))
+      if (have->base && (have->hook != want.hook || have->prio != want.prio ||
+                         have->type != want.type))
         return std::nullopt;
       wanted[found->second] = true;
     }
@@ -105,56 +92,39 @@ plan_delta(const Plan &desired,
     if (have == nullptr) {
       // A chain the kernel lacks: made, then filled.
       counts.created = true;
-      if (want.builtin != nullptr) {
-        Op op = chain_op(OpKind::chain_update, want, loc);
-        op.chain = want;
-        op.chain.rules.clear();
-        creations.push_back(std::move(op));
-      } else {
-        creations.push_back(chain_op(OpKind::chain_create, want, loc));
-      }
-      for (const Rule &r : want.rules) {
-        Op op{OpKind::rule_append, r.loc, {}, r};
-        op.chain.name = want.name;
-        additions.push_back(std::move(op));
-      }
+      creations.push_back(op(DeltaKind::chain_create, c));
+      for (size_t d = 0; d < want.rules.size(); ++d)
+        additions.push_back(op(DeltaKind::rule_append, c, d));
       counts.added = want.rules.size();
       out.chains.push_back(std::move(counts));
       continue;
     }
 
-    // A base chain kept: its policy as planned (ACCEPT unless declared),
+    // A base chain kept: its policy as desired (ACCEPT unless declared),
     // its counters as the line gives them with -c.
-    if (want.builtin != nullptr) {
-      const uint32_t policy = want.policy.value_or(NF_ACCEPT);
+    if (want.base) {
+      const uint32_t policy = want.has_policy ? want.policy : NF_ACCEPT;
       const bool policy_differs = !have->has_policy || have->policy != policy;
       const bool counters_differ =
           counters && want.counters &&
-          (have->packets != want.packets || have->bytes != want.bytes);
-      if (policy_differs || counters_differ) {
-        Op op = chain_op(OpKind::chain_update, want, loc);
-        op.chain.policy = policy;
-        op.chain.counters = counters_differ;
-        op.chain.packets = want.packets;
-        op.chain.bytes = want.bytes;
-        updates.push_back(std::move(op));
-      }
+          (!have->counters || have->packets != want.packets ||
+           have->bytes != want.bytes);
+      if (policy_differs || counters_differ)
+        updates.push_back(op(DeltaKind::chain_update, c));
     }
 
-    const auto &krules = kernel.rules[found->second];
-    const auto kept = kept_rules(identities[c], krules);
+    const auto &krules = have->rules;
+    const auto kept = kept_rules(want.rules, krules);
     std::vector<bool> stays(krules.size(), false);
     std::vector<size_t> kernel_of(want.rules.size(), SIZE_MAX);
     for (const auto &[d, k] : kept) {
       stays[k] = true;
       kernel_of[d] = k;
+      handles[d] = krules[k].handle;
     }
     for (size_t k = 0; k < krules.size(); ++k)
       if (!stays[k]) {
-        Op op{OpKind::rule_delete, loc, {}, {}};
-        op.chain.name = want.name;
-        op.ref.handle = have->rules[k];
-        removals.push_back(std::move(op));
+        removals.push_back(op(DeltaKind::rule_delete, c, 0, krules[k].handle));
         ++counts.removed;
       }
     // New rules go before the next kept rule, or at the end; a kept rule
@@ -163,28 +133,21 @@ plan_delta(const Plan &desired,
     for (size_t d = want.rules.size(); d-- > 0;)
       next_kept[d] = kernel_of[d] != SIZE_MAX ? d : next_kept[d + 1];
     for (size_t d = 0; d < want.rules.size(); ++d) {
-      const Rule &r = want.rules[d];
+      const StateRule &r = want.rules[d];
       if (kernel_of[d] != SIZE_MAX) {
-        const auto &k = krules[kernel_of[d]];
+        const StateRule &k = krules[kernel_of[d]];
         ++counts.kept;
-        if (counters && r.counters_set &&
-            (k.packets != r.packets || k.bytes != r.bytes)) {
-          Op op{OpKind::rule_replace, r.loc, {}, r};
-          op.chain.name = want.name;
-          op.ref.handle = have->rules[kernel_of[d]];
-          additions.push_back(std::move(op));
-        }
+        if (counters && r.counters &&
+            (!k.counters || k.packets != r.packets || k.bytes != r.bytes))
+          additions.push_back(op(DeltaKind::rule_replace, c, d, k.handle));
         continue;
       }
       const size_t next = next_kept[d + 1];
-      Op op{next != SIZE_MAX ? OpKind::rule_insert_before : OpKind::rule_append,
-            r.loc,
-            {},
-            r};
-      op.chain.name = want.name;
       if (next != SIZE_MAX)
-        op.ref.handle = have->rules[kernel_of[next]];
-      additions.push_back(std::move(op));
+        additions.push_back(op(DeltaKind::rule_insert_before, c, d,
+                               krules[kernel_of[next]].handle));
+      else
+        additions.push_back(op(DeltaKind::rule_append, c, d));
       ++counts.added;
     }
     out.chains.push_back(std::move(counts));
@@ -192,26 +155,24 @@ plan_delta(const Plan &desired,
 
   // Kernel chains the replacement would not make: emptied, then deleted
   // once no rule of the batch jumps to them any more.
-  for (size_t i = 0; i < kt.chains.size(); ++i) {
+  for (size_t i = 0; i < kernel.chains.size(); ++i) {
     if (wanted[i])
       continue;
-    const KernelChain &k = kt.chains[i];
+    const StateChain &k = kernel.chains[i];
     ChainDelta counts;
     counts.chain = k.name;
     counts.deleted = true;
     counts.removed = k.rules.size();
     if (!k.rules.empty())
-      removals.insert(removals.begin(),
-                      kernel_chain_op(OpKind::chain_flush, k, desired.loc));
-    chain_removals.push_back(
-        kernel_chain_op(OpKind::chain_delete, k, desired.loc));
+      flushes.push_back(op(DeltaKind::chain_flush, i));
+    chain_removals.push_back(op(DeltaKind::chain_delete, i));
     out.chains.push_back(std::move(counts));
   }
 
   for (auto *part :
-       {&removals, &chain_removals, &creations, &updates, &additions})
-    for (auto &op : *part)
-      out.ops.push_back(std::move(op));
+       {&flushes, &removals, &chain_removals, &creations, &updates, &additions})
+    for (auto &o : *part)
+      out.ops.push_back(o);
   return out;
 }
 
@@ -228,13 +189,6 @@ bool reading_pays(const std::vector<std::pair<size_t, bool>> &chains) {
     reading += 0.56 * n + n * n / 36000 + 2.6;
   }
   return reading <= 0.8 * whole;
-}
-
-bool reading_pays(const Plan &desired) {
-  std::vector<std::pair<size_t, bool>> chains;
-  for (const auto &c : desired.chains)
-    chains.emplace_back(c.rules.size(), c.builtin != nullptr);
-  return reading_pays(chains);
 }
 
 } // namespace fastrestore

@@ -5,6 +5,7 @@
 
 #include <linux/netfilter.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,106 +20,114 @@ const BuiltinTable &filter() {
   return *find_builtin_table("filter", Family::ipv4);
 }
 
-// Rules named by their identity: "a", "b", ... (a rule's target is its
-// name, so an operation shows which rule it carries).
-Rule rule(const std::string &id) {
-  Rule r;
-  r.verdict = Verdict::jump;
-  r.jump_chain = id;
+// Rules named by a letter: key 'a', 'b', ...
+StateRule rule(const std::string &id, uint64_t handle = 0) {
+  StateRule r;
+  r.key = std::hash<std::string>()(id);
+  r.handle = handle;
   return r;
 }
 
 struct Table {
-  Plan plan;
-  std::vector<std::vector<std::string>> ids;
-  KernelTable kernel;
-  KernelRules rules;
+  TableState want_state, kernel;
+  std::vector<std::vector<std::string>> names; // the desired rules' names
 
-  // A planned chain with rules `ids` (a base chain when the table has one
-  // of that name).
-  void want(const std::string &name, std::vector<std::string> rule_ids,
-            std::optional<uint32_t> policy = std::nullopt) {
-    PlannedChain c;
+  StateChain chain(const std::string &name) {
+    StateChain c;
     c.name = name;
-    c.builtin = find_builtin_chain(filter(), name);
-    c.policy = policy;
-    for (const auto &id : rule_ids)
-      c.rules.push_back(rule(id));
-    plan.chains.push_back(std::move(c));
-    ids.push_back(std::move(rule_ids));
-  }
-
-  // A kernel chain whose rules have handles 100, 101, ... in order.
-  void have(const std::string &name, std::vector<std::string> rule_ids,
-            uint32_t policy = NF_ACCEPT) {
-    KernelChain c;
-    c.name = name;
-    c.handle = kernel.chains.size() + 1;
     if (const BuiltinChain *b = find_builtin_chain(filter(), name)) {
       c.base = true;
       c.hook = b->hook;
       c.prio = b->prio;
       c.type = b->type;
+    }
+    return c;
+  }
+
+  // A desired chain with rules `ids` (a base chain when the table has one
+  // of that name).
+  void want(const std::string &name, std::vector<std::string> rule_ids,
+            std::optional<uint32_t> policy = std::nullopt) {
+    StateChain c = chain(name);
+    if (policy) {
+      c.has_policy = true;
+      c.policy = *policy;
+    }
+    for (const auto &id : rule_ids)
+      c.rules.push_back(rule(id));
+    want_state.chains.push_back(std::move(c));
+    names.push_back(std::move(rule_ids));
+  }
+
+  // A kernel chain whose rules have handles 100, 101, ... in order.
+  void have(const std::string &name, std::vector<std::string> rule_ids,
+            uint32_t policy = NF_ACCEPT) {
+    StateChain c = chain(name);
+    if (c.base) {
       c.has_policy = true;
       c.policy = policy;
     }
-    auto &entries = rules.rules.emplace_back();
+    c.counters = true;
     for (size_t i = 0; i < rule_ids.size(); ++i) {
-      c.rules.push_back(100 * (kernel.chains.size() + 1) + i);
-      entries.push_back({rule_ids[i], 0, 0});
+      c.rules.push_back(
+          rule(rule_ids[i], 100 * (kernel.chains.size() + 1) + i));
+      c.rules.back().counters = true;
     }
     kernel.chains.push_back(std::move(c));
   }
 
   std::optional<Delta> delta(bool counters = false) {
-    kernel.exists = true;
-    rules.table = &kernel;
-    return plan_delta(plan, ids, rules, counters);
+    return plan_delta(want_state, kernel, counters);
+  }
+
+  // The operations as lines: "KIND CHAIN [rule] [@handle]".
+  std::vector<std::string> lines(const Delta &d) const {
+    std::vector<std::string> out;
+    for (const DeltaOp &op : d.ops) {
+      std::string l;
+      bool kernel_chain = false, with_rule = false;
+      switch (op.kind) {
+      case DeltaKind::chain_update:
+        l = "update";
+        break;
+      case DeltaKind::chain_create:
+        l = "create";
+        break;
+      case DeltaKind::chain_delete:
+        l = "delete-chain";
+        kernel_chain = true;
+        break;
+      case DeltaKind::chain_flush:
+        l = "flush";
+        kernel_chain = true;
+        break;
+      case DeltaKind::rule_append:
+        l = "append";
+        with_rule = true;
+        break;
+      case DeltaKind::rule_insert_before:
+        l = "insert";
+        with_rule = true;
+        break;
+      case DeltaKind::rule_delete:
+        l = "delete";
+        break;
+      case DeltaKind::rule_replace:
+        l = "replace";
+        with_rule = true;
+        break;
+      }
+      l += " " + (kernel_chain ? kernel.chains[op.chain].name
+                               : want_state.chains[op.chain].name);
+      if (with_rule)
+        l += " " + names[op.chain][op.rule];
+      if (op.handle != 0)
+        l += " @" + std::to_string(op.handle);
+      out.push_back(l);
+    }
+    return out;
   }
 };
-
-// The operations as lines: "KIND CHAIN [rule] [ref handle]".
-std::vector<std::string> lines(const Delta &d) {
-  std::vector<std::string> out;
-  for (const Op &op : d.ops) {
-    std::string l;
-    switch (op.kind) {
-    case OpKind::chain_update:
-      l = "update";
-      break;
-    case OpKind::chain_create:
-      l = "create";
-      break;
-    case OpKind::chain_delete:
-      l = "delete-chain";
-      break;
-    case OpKind::chain_flush:
-      l = "flush";
-      break;
-    case OpKind::rule_append:
-      l = "append";
-      break;
-    case OpKind::rule_insert_before:
-      l = "insert";
-      break;
-    case OpKind::rule_delete:
-      l = "delete";
-      break;
-    case OpKind::rule_replace:
-      l = "replace";
-      break;
-    default:
-      l = "other";
-    }
-    l += " " + op.chain.name;
-    if (!op.rule.jump_chain.empty())
-      l += " " + op.rule.jump_chain;
-    if (op.ref.handle != 0)
-      l += " @" + std::to_string(op.ref.handle);
-    out.push_back(l);
-  }
-  return out;
-}
 
 } // namespace
 
@@ -148,7 +157,7 @@ TEST_CASE("delta: rules added in the middle and at the end, one removed",
   const std::vector<std::string> want = {"delete INPUT @101",
                                          "insert INPUT x @102",
                                          "append INPUT y", "append INPUT z"};
-  CHECK(lines(*d) == want);
+  CHECK(t.lines(*d) == want);
   CHECK(d->chains[0].kept == 2);
   CHECK(d->chains[0].added == 3);
   CHECK(d->chains[0].removed == 1);
@@ -161,7 +170,7 @@ TEST_CASE("delta: a move keeps the longest run in order", "[delta]") {
   auto d = t.delta();
   REQUIRE(d);
   const std::vector<std::string> want = {"delete INPUT @100", "append INPUT a"};
-  CHECK(lines(*d) == want);
+  CHECK(t.lines(*d) == want);
 }
 
 TEST_CASE("delta: duplicate rules pair in order", "[delta]") {
@@ -174,7 +183,7 @@ TEST_CASE("delta: duplicate rules pair in order", "[delta]") {
   // before b.
   const std::vector<std::string> want = {"delete INPUT @102",
                                          "insert INPUT a @101"};
-  CHECK(lines(*d) == want);
+  CHECK(t.lines(*d) == want);
 }
 
 TEST_CASE("delta: chains made, emptied and deleted, in a safe order",
@@ -192,8 +201,8 @@ TEST_CASE("delta: chains made, emptied and deleted, in a safe order",
   const std::vector<std::string> want = {
       "flush old",           "delete INPUT @100", "delete-chain old",
       "delete-chain OUTPUT", "create new",        "append INPUT new"};
-  CHECK(lines(*d) == want);
-  CHECK(d->ops[2].chain_handle == 2); // by handle
+  CHECK(d->kept_handles[0] == std::vector<uint64_t>{0});
+  CHECK(t.lines(*d) == want);
 }
 
 TEST_CASE("delta: a base chain's policy as planned", "[delta]") {
@@ -204,23 +213,29 @@ TEST_CASE("delta: a base chain's policy as planned", "[delta]") {
   t.have("FORWARD", {}, NF_DROP);
   auto d = t.delta();
   REQUIRE(d);
-  REQUIRE(d->ops.size() == 2);
-  CHECK(d->ops[0].kind == OpKind::chain_update);
-  CHECK(d->ops[0].chain.policy == uint32_t(NF_DROP));
-  CHECK(d->ops[1].chain.policy == uint32_t(NF_ACCEPT));
+  // Both differ: INPUT wants DROP, FORWARD the ACCEPT of no policy.
+  const std::vector<std::string> want = {"update INPUT", "update FORWARD"};
+  CHECK(t.lines(*d) == want);
+  t.kernel.chains[1].policy = NF_ACCEPT;
+  CHECK(t.lines(*t.delta()) == std::vector<std::string>{"update INPUT"});
 }
 
 TEST_CASE("delta: counters given with -c replace a kept rule's", "[delta]") {
   Table t;
   t.want("INPUT", {"a", "b"});
   t.have("INPUT", {"a", "b"});
-  t.rules.rules[0][0].packets = 5;
-  t.plan.chains[0].rules[0].counters_set = true; // a's line: [0:0]
+  t.kernel.chains[0].rules[0].packets = 5;
+  t.want_state.chains[0].rules[0].counters = true; // a's line: [0:0]
   // b's line gives none: b keeps its own.
-  t.rules.rules[0][1].packets = 9;
+  t.kernel.chains[0].rules[1].packets = 9;
   CHECK(t.delta(false)->ops.empty());
   const std::vector<std::string> want = {"replace INPUT a @100"};
-  CHECK(lines(*t.delta(true)) == want);
+  CHECK(t.lines(*t.delta(true)) == want);
+  // Kernel counters not known (a journal): the line's are set.
+  t.want_state.chains[0].rules[0].packets = 5;
+  CHECK(t.delta(true)->ops.empty());
+  t.kernel.chains[0].rules[0].counters = false;
+  CHECK(t.lines(*t.delta(true)) == want);
 }
 
 TEST_CASE("delta: what it cannot keep, it leaves to a replacement", "[delta]") {

@@ -7,6 +7,7 @@
 #include <libnftnl/table.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter/nf_tables.h>
+#include <linux/netfilter/nfnetlink.h>
 
 #include <cstring>
 #include <new>
@@ -103,6 +104,7 @@ void Batch::add_rule(uint16_t flags, const Rule &rule, Family family,
   if (where.id)
     rule_ids_[where.id] = {chunks_.size() - 1, chunks_.back().len};
   commit_message(nlh, rule.loc, "rule in chain", chain);
+  info_.back().counters = rule.counters_set;
 }
 
 std::vector<uint32_t> Batch::add_among_sets(const Rule &rule,
@@ -222,6 +224,37 @@ void Batch::add_flush(const std::string &table, const std::string &chain,
 void Batch::add_rule_delete(const std::string &table, const std::string &chain,
                             uint64_t handle, uint32_t id, const Location &loc) {
   add_delrule(table, chain, handle, id, loc, "rule deletion in chain");
+}
+
+void Batch::add_copy(std::string_view message, uint16_t flags,
+                     const Location &loc, const char *kind,
+                     const std::string &name,
+                     const std::function<void(nlmsghdr *)> &more) {
+  char *p = reserve();
+  std::memcpy(p, message.data(), message.size());
+  auto *nlh = reinterpret_cast<nlmsghdr *>(p);
+  nlh->nlmsg_len = static_cast<uint32_t>(message.size());
+  nlh->nlmsg_flags = static_cast<uint16_t>(NLM_F_REQUEST | flags);
+  nlh->nlmsg_seq = ++seq_;
+  if (more)
+    more(nlh);
+  commit_message(nlh, loc, kind, name);
+}
+
+void Batch::each_message(
+    const std::function<void(std::string_view, size_t)> &f) const {
+  size_t index = 0;
+  for (const auto &c : chunks_) {
+    const char *p = c.data.get();
+    const char *end = p + c.len;
+    while (p < end) {
+      const auto *nlh = reinterpret_cast<const nlmsghdr *>(p);
+      const uint16_t type = nlh->nlmsg_type;
+      if (type != NFNL_MSG_BATCH_BEGIN && type != NFNL_MSG_BATCH_END)
+        f(std::string_view(p, nlh->nlmsg_len), index++);
+      p += NLMSG_ALIGN(nlh->nlmsg_len);
+    }
+  }
 }
 
 void Batch::finish() {

@@ -24,6 +24,7 @@
 #include "fastrestore/rule_signature.h"
 #include "fastrestore/stats.h"
 #include "fastrestore/tables.h"
+#include "table_delta.h"
 
 namespace fastrestore::nft {
 namespace {
@@ -143,6 +144,16 @@ public:
       batch_.reset();
       refusals_.throw_first();
     }
+    if (needs_model_) {
+      Plan plan =
+          plan_block(replay(), cfg_.noflush, cfg_.counters, {}, id_base_);
+      batch_ = build_batch(
+          plan, cfg_.family, [this](Batch &b) { add_eb_policies(b); },
+          id_base_);
+    } else {
+      add_eb_policies(*batch_);
+      batch_->finish();
+    }
     if (incremental()) {
       phase_stats().incremental = "replacement";
       phase_stats().kept = phase_stats().added = phase_stats().removed = 0;
@@ -156,16 +167,6 @@ public:
         retry_block(loc);
         return;
       }
-    }
-    if (needs_model_) {
-      Plan plan =
-          plan_block(replay(), cfg_.noflush, cfg_.counters, {}, id_base_);
-      batch_ = build_batch(
-          plan, cfg_.family, [this](Batch &b) { add_eb_policies(b); },
-          id_base_);
-    } else {
-      add_eb_policies(*batch_);
-      batch_->finish();
     }
     if (!cfg_.test) {
       // Small blocks join the group (with their lines, for a message);
@@ -207,48 +208,37 @@ private:
            transport_ != nullptr && coalescer_ == nullptr;
   }
 
-  // The block as the changes from what the kernel's table holds (delta.h):
-  // sent when there are any, with the generation the table was read at.
-  // False when the block is better sent as a replacement (reading the
-  // table would cost more, the table is missing or would end empty, a rule
-  // uses a set or the table holds one, the delta cannot keep the table's
-  // meaning).
+  // The block as the changes from what the kernel's table holds (delta.h),
+  // made from its replacement batch: sent when there are any, with the
+  // generation the table was read at. False when the block is better sent
+  // as the replacement (reading the table would cost more, the table is
+  // missing or would end empty, a rule uses a set or the table holds one,
+  // the delta cannot keep the table's meaning).
   bool commit_changes() {
     if (!needs_model_ && !streamed_read_pays())
       return false;
-    Plan plan = plan_block(replay(), false, cfg_.counters, {}, id_base_);
-    if (plan.chains.empty() || (needs_model_ && !reading_pays(plan)))
+    std::optional<DesiredTable> want =
+        desired_table(*batch_, RuleKey::identity);
+    if (!want || want->state.chains.empty())
       return false;
-    for (const auto &[chain, rule] : eb_policies_.rules())
-      for (auto &c : plan.chains)
-        if (c.name == chain)
-          c.rules.push_back(rule);
-    std::vector<std::vector<std::string>> ids(plan.chains.size());
-    for (size_t c = 0; c < plan.chains.size(); ++c)
-      for (const Rule &r : plan.chains[c].rules) {
-        ids[c].push_back(rule_identity(
-            rule_message(r, cfg_.family, table_, plan.chains[c].name)));
-        if (uses_set(ids[c].back()))
-          return false;
-      }
+    if (needs_model_) {
+      std::vector<std::pair<size_t, bool>> sizes;
+      for (const auto &c : want->state.chains)
+        sizes.emplace_back(c.rules.size(), c.base);
+      if (!reading_pays(sizes))
+        return false;
+    }
     note_generation();
     KernelTable kt = transport_->read_table(batch_family(), table_);
     // A table holding sets or other objects (made with nft) loses them in
     // a replacement: replaced.
     if (!kt.exists || kt.use != kt.chains.size())
       return false;
-    KernelRules kernel;
-    kernel.table = &kt;
-    for (const auto &kc : kt.chains) {
-      auto &rules = kernel.rules.emplace_back();
-      for (const auto &m : kc.messages) {
-        auto &e = rules.emplace_back();
-        e.identity = rule_identity(m, &e.packets, &e.bytes);
-        if (uses_set(e.identity))
-          return false;
-      }
-    }
-    std::optional<Delta> delta = plan_delta(plan, ids, kernel, cfg_.counters);
+    std::optional<TableState> kernel = kernel_side(kt);
+    if (!kernel)
+      return false;
+    std::optional<Delta> delta =
+        plan_delta(want->state, *kernel, cfg_.counters);
     if (!delta)
       return false;
     PhaseStats &stats = phase_stats();
@@ -260,12 +250,11 @@ private:
     stats.incremental = delta->ops.empty() ? "nothing" : "changes";
     if (delta->ops.empty())
       return true; // the kernel holds the table already
-    batch_ = std::make_unique<Batch>(cfg_.family, id_base_);
-    table_ready_ = false;
-    for (const auto &op : delta->ops)
-      emit_op(*batch_, op, table_, cfg_.family, loc_, table_ready_);
-    batch_->finish();
-    commit_batch(*batch_, *transport_, genid_ ? &*genid_ : nullptr);
+    Batch changes(cfg_.family, id_base_);
+    write_delta(changes, *delta, *want, *batch_, *kernel, table_, cfg_.family,
+                loc_);
+    changes.finish();
+    commit_batch(changes, *transport_, genid_ ? &*genid_ : nullptr);
     return true;
   }
 
@@ -290,13 +279,6 @@ private:
     for (const auto &[name, n] : sizes_)
       chains.emplace_back(n, t != nullptr && find_builtin_chain(*t, name));
     return reading_pays(chains);
-  }
-
-  // A rule bound to a set (ebtables' among): the set is the rule's own,
-  // under a name each load picks anew, so such a table is replaced.
-  static bool uses_set(const std::string &identity) {
-    return identity.rfind("lookup ", 0) == 0 ||
-           identity.find("\nlookup ") != std::string::npos;
   }
 
   std::string chain_key(const std::string &chain) const {

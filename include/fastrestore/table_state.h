@@ -1,0 +1,46 @@
+// One table's chains and rules as the incremental restore compares them
+// (delta.h): each rule reduced to a key (equal keys: the same rule) and
+// its kernel handle. The kernel's side comes from reading the table or
+// from the state journal (journal.h), the desired side from the block's
+// replacement batch. Pure data: no kernel, no libnftnl.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fastrestore {
+
+struct StateRule {
+  uint64_t key = 0;    // the rule's identity, hashed
+  uint64_t handle = 0; // the kernel's handle (kernel side)
+  // Desired side: the rule's line gave counters (-c). Kernel side: the
+  // counters are known (read from the kernel, not from a journal).
+  bool counters = false;
+  uint64_t packets = 0, bytes = 0;
+};
+
+struct StateChain {
+  std::string name;
+  bool base = false; // has a hook
+  uint32_t hook = 0;
+  int32_t prio = 0;
+  std::string type; // a base chain's type ("filter", "nat", ...)
+  bool has_policy = false;
+  uint32_t policy = 0;
+  bool counters = false; // as StateRule::counters, for a base chain's
+  uint64_t packets = 0, bytes = 0;
+  std::vector<StateRule> rules; // in the chain's order
+};
+
+struct TableState {
+  std::vector<StateChain> chains; // kernel side: the kernel's order
+  size_t rule_count() const {
+    size_t n = 0;
+    for (const auto &c : chains)
+      n += c.rules.size();
+    return n;
+  }
+};
+
+} // namespace fastrestore

@@ -1,0 +1,281 @@
+#include "table_delta.h"
+
+#include <arpa/inet.h>
+#include <endian.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter/nf_tables.h>
+#include <linux/netlink.h>
+
+#include <cstring>
+
+#include "fastrestore/hash64.h"
+#include "fastrestore/nft_attrs.h"
+#include "fastrestore/nft_backend.h"
+#include "fastrestore/nft_dumper.h"
+#include "fastrestore/rule_signature.h"
+
+namespace fastrestore::nft {
+namespace {
+
+std::string_view attr_view(const nlattr *a) {
+  return std::string_view(attr_data(a), attr_len(a));
+}
+
+// A string attribute without its terminating NUL.
+std::string_view attr_string(const nlattr *a) {
+  std::string_view s = attr_view(a);
+  const size_t nul = s.find('\0');
+  return nul == std::string_view::npos ? s : s.substr(0, nul);
+}
+
+bool is_counter(const nlattr *elem) {
+  bool counter = false;
+  each_nested(elem, [&](const nlattr *a) {
+    if (attr_type(a) == NFTA_EXPR_NAME && attr_string(a) == "counter")
+      counter = true;
+  });
+  return counter;
+}
+
+uint64_t message_key(const nlmsghdr *m) {
+  uint64_t h = hash64_seed;
+  each_top(m, [&](const nlattr *a) {
+    switch (attr_type(a)) {
+    case NFTA_RULE_EXPRESSIONS:
+      each_nested(a, [&](const nlattr *e) {
+        if (!is_counter(e))
+          h = hash64(
+              std::string_view(reinterpret_cast<const char *>(e), e->nla_len),
+              h);
+      });
+      break;
+    case NFTA_RULE_USERDATA:
+    case NFTA_RULE_COMPAT:
+      h = hash64(
+          std::string_view(reinterpret_cast<const char *>(a), a->nla_len), h);
+      break;
+    default: // table, chain, handle, position, id: where, not what
+      break;
+    }
+  });
+  return h;
+}
+
+// A rule bound to a set (ebtables' among): the set is the rule's own,
+// under a name each load picks anew.
+bool uses_set(const std::string &identity) {
+  return identity.rfind("lookup ", 0) == 0 ||
+         identity.find("\nlookup ") != std::string::npos;
+}
+
+const nlmsghdr *header(std::string_view m) {
+  return reinterpret_cast<const nlmsghdr *>(m.data());
+}
+
+uint16_t nft_type(std::string_view m) {
+  return static_cast<uint16_t>(header(m)->nlmsg_type & 0xff);
+}
+
+// Whether a NEWRULE message only appends (no position, handle or id).
+bool plain_append(std::string_view m, std::string_view &chain) {
+  if (header(m)->nlmsg_flags != (NLM_F_REQUEST | NLM_F_CREATE | NLM_F_APPEND))
+    return false;
+  bool plain = true;
+  each_top(header(m), [&](const nlattr *a) {
+    switch (attr_type(a)) {
+    case NFTA_RULE_CHAIN:
+      chain = attr_string(a);
+      break;
+    case NFTA_RULE_POSITION:
+    case NFTA_RULE_HANDLE:
+    case NFTA_RULE_ID:
+      plain = false;
+      break;
+    }
+  });
+  return plain;
+}
+
+bool has_attr(std::string_view m, uint16_t type) {
+  bool found = false;
+  each_top(header(m), [&](const nlattr *a) { found |= attr_type(a) == type; });
+  return found;
+}
+
+} // namespace
+
+uint64_t rule_key(std::string_view message, RuleKey how) {
+  if (how == RuleKey::message)
+    return message_key(header(message));
+  return hash64(rule_identity(message));
+}
+
+std::optional<DesiredTable> desired_table(const Batch &replacement,
+                                          RuleKey how) {
+  DesiredTable out;
+  bool simple = true;
+  size_t seen = 0;
+  size_t chain = SIZE_MAX; // the chain of the last rule
+  replacement.each_message([&](std::string_view m, size_t index) {
+    if (!simple)
+      return;
+    const uint16_t type = nft_type(m);
+    // NEWTABLE, DELTABLE: the replacement's start.
+    if (seen++ < 2) {
+      simple = type == (seen == 1 ? NFT_MSG_NEWTABLE : NFT_MSG_DELTABLE);
+      return;
+    }
+    if (type == NFT_MSG_NEWTABLE)
+      return;
+    if (type == NFT_MSG_NEWCHAIN) {
+      std::string table;
+      KernelChain kc = parse_chain(header(m), &table);
+      size_t c = 0;
+      while (c < out.state.chains.size() && out.state.chains[c].name != kc.name)
+        ++c;
+      if (c == out.state.chains.size()) {
+        out.state.chains.emplace_back().name = kc.name;
+        out.chain_messages.emplace_back();
+        out.chain_index.emplace_back();
+        out.rule_messages.emplace_back();
+        out.rule_index.emplace_back();
+      }
+      StateChain &sc = out.state.chains[c];
+      sc.base = kc.base;
+      sc.hook = kc.hook;
+      sc.prio = kc.prio;
+      sc.type = kc.type;
+      if (kc.has_policy) {
+        sc.has_policy = true;
+        sc.policy = kc.policy;
+      }
+      if (has_attr(m, NFTA_CHAIN_COUNTERS)) {
+        sc.counters = true;
+        sc.packets = kc.packets;
+        sc.bytes = kc.bytes;
+      }
+      out.chain_messages[c] = m;
+      out.chain_index[c] = index;
+      return;
+    }
+    std::string_view name;
+    if (type != NFT_MSG_NEWRULE || !plain_append(m, name)) {
+      simple = false;
+      return;
+    }
+    if (chain == SIZE_MAX || out.state.chains[chain].name != name) {
+      chain = 0;
+      while (chain < out.state.chains.size() &&
+             out.state.chains[chain].name != name)
+        ++chain;
+      if (chain == out.state.chains.size()) {
+        simple = false; // a rule in a chain the batch does not make
+        return;
+      }
+    }
+    StateRule r;
+    r.key = rule_key(m, how);
+    r.counters = replacement.counters_given(index);
+    out.state.chains[chain].rules.push_back(r);
+    out.rule_messages[chain].push_back(m);
+    out.rule_index[chain].push_back(index);
+  });
+  if (!simple || seen < 2)
+    return std::nullopt;
+  // A rule's counters as given (the counter expression's).
+  if (how == RuleKey::message)
+    for (size_t c = 0; c < out.state.chains.size(); ++c)
+      for (size_t d = 0; d < out.state.chains[c].rules.size(); ++d)
+        if (out.state.chains[c].rules[d].counters)
+          rule_identity(out.rule_messages[c][d],
+                        &out.state.chains[c].rules[d].packets,
+                        &out.state.chains[c].rules[d].bytes);
+  return out;
+}
+
+std::optional<TableState> kernel_side(const KernelTable &table) {
+  TableState out;
+  for (const KernelChain &kc : table.chains) {
+    StateChain &sc = out.chains.emplace_back();
+    sc.name = kc.name;
+    sc.base = kc.base;
+    sc.hook = kc.hook;
+    sc.prio = kc.prio;
+    sc.type = kc.type;
+    sc.has_policy = kc.has_policy;
+    sc.policy = kc.policy;
+    sc.counters = true;
+    sc.packets = kc.packets;
+    sc.bytes = kc.bytes;
+    for (size_t i = 0; i < kc.messages.size(); ++i) {
+      StateRule &r = sc.rules.emplace_back();
+      const std::string id =
+          rule_identity(kc.messages[i], &r.packets, &r.bytes);
+      if (uses_set(id))
+        return std::nullopt;
+      r.key = hash64(id);
+      r.handle = kc.rules[i];
+      r.counters = true;
+    }
+  }
+  return out;
+}
+
+void write_delta(Batch &out, const Delta &delta, const DesiredTable &want,
+                 const Batch &replacement, const TableState &kernel,
+                 const std::string &table, Family family,
+                 const Location &table_loc) {
+  out.add_table(NFT_MSG_NEWTABLE, NLM_F_CREATE, table, table_loc);
+  bool ready = true;
+  for (const DeltaOp &op : delta.ops) {
+    switch (op.kind) {
+    case DeltaKind::chain_flush:
+      out.add_flush(table, kernel.chains[op.chain].name, table_loc);
+      break;
+    case DeltaKind::rule_delete:
+      out.add_rule_delete(table, want.state.chains[op.chain].name, op.handle, 0,
+                          table_loc);
+      break;
+    case DeltaKind::chain_delete: {
+      Op del{OpKind::chain_delete, table_loc, {}, {}};
+      del.chain.name = kernel.chains[op.chain].name;
+      emit_op(out, del, table, family, table_loc, ready);
+      break;
+    }
+    case DeltaKind::chain_create:
+    case DeltaKind::chain_update: {
+      // A base chain declared without a policy: ACCEPT, as made.
+      const StateChain &c = want.state.chains[op.chain];
+      out.add_copy(want.chain_messages[op.chain], NLM_F_CREATE,
+                   replacement.location(want.chain_index[op.chain]), "chain",
+                   c.name, [&](nlmsghdr *nlh) {
+                     if (c.base && !c.has_policy)
+                       mnl_attr_put_u32(nlh, NFTA_CHAIN_POLICY,
+                                        htonl(NF_ACCEPT));
+                   });
+      break;
+    }
+    case DeltaKind::rule_append:
+    case DeltaKind::rule_insert_before:
+    case DeltaKind::rule_replace: {
+      const uint16_t flags =
+          op.kind == DeltaKind::rule_append    ? NLM_F_CREATE | NLM_F_APPEND
+          : op.kind == DeltaKind::rule_replace ? NLM_F_CREATE | NLM_F_REPLACE
+                                               : NLM_F_CREATE;
+      out.add_copy(
+          want.rule_messages[op.chain][op.rule], flags,
+          replacement.location(want.rule_index[op.chain][op.rule]),
+          "rule in chain", want.state.chains[op.chain].name,
+          [&](nlmsghdr *nlh) {
+            if (op.kind == DeltaKind::rule_insert_before)
+              mnl_attr_put_u64(nlh, NFTA_RULE_POSITION, htobe64(op.handle));
+            else if (op.kind == DeltaKind::rule_replace)
+              mnl_attr_put_u64(nlh, NFTA_RULE_HANDLE, htobe64(op.handle));
+          });
+      break;
+    }
+    }
+  }
+}
+
+} // namespace fastrestore::nft

@@ -1,0 +1,55 @@
+// The nf_tables side of the incremental restore (delta.h): a block's
+// replacement batch read as the desired table, a table read from the
+// kernel as the kernel's, and a delta written as a batch of copies of the
+// replacement's own messages.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fastrestore/delta.h"
+#include "fastrestore/kernel_state.h"
+#include "fastrestore/nft_batch.h"
+#include "fastrestore/table_state.h"
+
+namespace fastrestore::nft {
+
+// How rules are keyed (StateRule::key), the same way on both sides:
+// `identity` by rule_identity (a rule the kernel dumped and a rule fastrestore
+// sends compare equal), `message` by the bytes of the message fastrestore
+// sends, counters left out (cheap; both sides are fastrestore's own
+// messages, as with the state journal).
+enum class RuleKey { identity, message };
+
+uint64_t rule_key(std::string_view message, RuleKey how);
+
+// The desired table: the chains and rules a replacement batch makes, with
+// the message each came from.
+struct DesiredTable {
+  TableState state;
+  std::vector<std::string_view> chain_messages; // each chain's NEWCHAIN
+  std::vector<size_t> chain_index;              // ... its message index
+  std::vector<std::vector<std::string_view>> rule_messages;
+  std::vector<std::vector<size_t>> rule_index;
+};
+
+// nullopt when `replacement` does more than make the table again from
+// chains and appended rules (a rule with a set, a flush, an insertion).
+std::optional<DesiredTable> desired_table(const Batch &replacement,
+                                          RuleKey how);
+
+// The kernel's table as a delta's kernel side, rules keyed by identity;
+// nullopt when a rule uses a set (its name changes with every load).
+std::optional<TableState> kernel_side(const KernelTable &table);
+
+// The delta's operations into `out` (a fresh batch): what goes, as
+// deletions by handle and name; what comes, as copies of the
+// replacement's messages (which name the input lines they came from).
+void write_delta(Batch &out, const Delta &delta, const DesiredTable &want,
+                 const Batch &replacement, const TableState &kernel,
+                 const std::string &table, Family family,
+                 const Location &table_loc);
+
+} // namespace fastrestore::nft
