@@ -31,7 +31,9 @@ enum class DeltaKind {
   chain_update,       // desired base chain `chain`: its policy, counters
   rule_append,        // desired rule `rule` of chain `chain`, at the end
   rule_insert_before, // ... before the kernel rule `handle`
-  rule_replace,       // ... in place of kept kernel rule `handle` (-c)
+  rule_replace,       // ... in place of kernel rule `handle`: a rule that
+                      // changed between the same neighbours, or a kept
+                      // rule given other counters (-c)
 };
 
 struct DeltaOp {
@@ -51,8 +53,9 @@ struct ChainDelta {
 struct Delta {
   std::vector<DeltaOp> ops; // in the order they go into the batch
   std::vector<ChainDelta> chains;
-  // Where each kept rule stands: the kernel handle of desired rule
-  // [chain][rule], 0 for a rule the delta adds.
+  // The kernel handle desired rule [chain][rule] has after the delta: a
+  // kept rule's, or that of the rule it replaces; 0 for a rule the delta
+  // adds (the kernel numbers it).
   std::vector<std::vector<uint64_t>> kept_handles;
 };
 

@@ -69,6 +69,8 @@ public:
   // Seals the batch with BATCH_END; nothing may be added afterwards.
   void finish();
 
+  // Adds `flags` (e.g. NLM_F_ECHO) to object message `index`.
+  void add_flags(size_t index, uint16_t flags);
   // Each object message in order (BEGIN/END left out), with its index.
   void
   each_message(const std::function<void(std::string_view, size_t)> &f) const;

@@ -42,6 +42,10 @@ public:
   // The ruleset's generation id: read it before reading the tables a
   // batch depends on, and send the batch with it.
   virtual uint32_t generation() = 0;
+
+  // The messages the kernel echoed for the last batch sent (those sent
+  // with NLM_F_ECHO), in the order it committed them.
+  std::vector<std::string> echoes;
 };
 
 // The iovecs of `iov` (a framed batch) with its BATCH_BEGIN replaced by one

@@ -72,6 +72,9 @@ public:
   void finish(int lines);
 
   bool in_table() const { return in_table_; }
+  // Inside a table block that is not skipped (-T): a line here that is not
+  // COMMIT or a new table is the block's.
+  bool in_block() const { return in_table_ && !skipping_; }
   // With implicit_commit: whether `line` (a table line while a table is
   // open) commits the open table; end_table() does it.
   bool ends_table(std::string_view line) const {

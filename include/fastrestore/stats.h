@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <string>
 
 namespace fastrestore {
 
@@ -22,6 +23,12 @@ struct PhaseStats {
   // did not apply), and the rules it kept, added and removed.
   const char *incremental = nullptr;
   uint64_t kept = 0, added = 0, removed = 0;
+  uint64_t unparsed = 0; // rule lines taken unchanged without parsing
+  // Where the kernel's side came from ("the journal", "reading the
+  // table"; null: nowhere, a replacement), and why the journal was not
+  // used or not kept.
+  const char *state_source = nullptr;
+  std::string journal_note;
 };
 
 PhaseStats &phase_stats();

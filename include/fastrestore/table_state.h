@@ -14,6 +14,9 @@ namespace fastrestore {
 struct StateRule {
   uint64_t key = 0;    // the rule's identity, hashed
   uint64_t handle = 0; // the kernel's handle (kernel side)
+  // A hash of the rule's input line (hash64 of its text), when the line
+  // may be taken as unchanged without parsing it; 0 when not.
+  uint64_t line = 0;
   // Desired side: the rule's line gave counters (-c). Kernel side: the
   // counters are known (read from the kernel, not from a journal).
   bool counters = false;
@@ -35,6 +38,8 @@ struct StateChain {
 
 struct TableState {
   std::vector<StateChain> chains; // kernel side: the kernel's order
+  // The parse_fingerprint the rules' lines were parsed under.
+  uint64_t fingerprint = 0;
   size_t rule_count() const {
     size_t n = 0;
     for (const auto &c : chains)

@@ -19,6 +19,17 @@ namespace {
 std::vector<std::pair<size_t, size_t>>
 kept_rules(const std::vector<StateRule> &desired,
            const std::vector<StateRule> &kernel) {
+  // A chain that stays as it was (the common case of a reload).
+  if (desired.size() == kernel.size() &&
+      std::equal(desired.begin(), desired.end(), kernel.begin(),
+                 [](const StateRule &a, const StateRule &b) {
+                   return a.key == b.key;
+                 })) {
+    std::vector<std::pair<size_t, size_t>> all(desired.size());
+    for (size_t i = 0; i < all.size(); ++i)
+      all[i] = {i, i};
+    return all;
+  }
   std::unordered_map<uint64_t, std::vector<size_t>> where;
   where.reserve(kernel.size());
   for (size_t k = kernel.size(); k-- > 0;)
@@ -122,6 +133,28 @@ std::optional<Delta> plan_delta(const TableState &desired,
       kernel_of[d] = k;
       handles[d] = krules[k].handle;
     }
+    // Between two kept rules (or a kept rule and an end), the kernel rules
+    // that go and the desired rules that come pair up in order, each pair
+    // one replacement in place (the kernel finds a rule by walking its
+    // chain: a replacement walks once where a deletion and an insertion
+    // walk twice).
+    std::vector<size_t> replaced(want.rules.size(), SIZE_MAX);
+    {
+      size_t from_d = 0, from_k = 0;
+      auto pair_gap = [&](size_t to_d, size_t to_k) {
+        for (size_t d = from_d, k = from_k; d < to_d && k < to_k; ++d, ++k) {
+          replaced[d] = k;
+          stays[k] = true;
+          handles[d] = krules[k].handle;
+        }
+      };
+      for (const auto &[d, k] : kept) {
+        pair_gap(d, k);
+        from_d = d + 1;
+        from_k = k + 1;
+      }
+      pair_gap(want.rules.size(), krules.size());
+    }
     for (size_t k = 0; k < krules.size(); ++k)
       if (!stays[k]) {
         removals.push_back(op(DeltaKind::rule_delete, c, 0, krules[k].handle));
@@ -142,19 +175,25 @@ std::optional<Delta> plan_delta(const TableState &desired,
           additions.push_back(op(DeltaKind::rule_replace, c, d, k.handle));
         continue;
       }
+      ++counts.added;
+      if (replaced[d] != SIZE_MAX) {
+        additions.push_back(
+            op(DeltaKind::rule_replace, c, d, krules[replaced[d]].handle));
+        ++counts.removed;
+        continue;
+      }
       const size_t next = next_kept[d + 1];
       if (next != SIZE_MAX)
         additions.push_back(op(DeltaKind::rule_insert_before, c, d,
                                krules[kernel_of[next]].handle));
       else
         additions.push_back(op(DeltaKind::rule_append, c, d));
-      ++counts.added;
     }
     out.chains.push_back(std::move(counts));
   }
 
-  // Kernel chains the replacement would not make: emptied, then deleted
-  // once no rule of the batch jumps to them any more.
+  // Kernel chains the replacement would not make: emptied first, deleted
+  // last, when no rule of the batch jumps to them any more.
   for (size_t i = 0; i < kernel.chains.size(); ++i) {
     if (wanted[i])
       continue;
@@ -170,7 +209,7 @@ std::optional<Delta> plan_delta(const TableState &desired,
   }
 
   for (auto *part :
-       {&flushes, &removals, &chain_removals, &creations, &updates, &additions})
+       {&flushes, &removals, &creations, &updates, &additions, &chain_removals})
     for (auto &o : *part)
       out.ops.push_back(o);
   return out;

@@ -156,6 +156,9 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
         text.reset();
       text.add(lineno, line,
                prescan ? prescan->line_offset() : reader->line_offset());
+      if (parser.in_block() && line != "COMMIT" &&
+          writer->takes_unparsed(line, lineno))
+        continue;
       parser.feed(line, lineno, pre);
     }
     parser.finish(lineno);

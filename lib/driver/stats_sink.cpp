@@ -17,6 +17,8 @@ void StatsSink::begin(const std::string &table, const Location &loc) {
   table_ = table;
   loc_ = loc;
   phase_stats().incremental = nullptr;
+  phase_stats().state_source = nullptr;
+  phase_stats().journal_note.clear();
   before_ = phase_stats();
   writer_s_ = 0;
   start_ = std::chrono::steady_clock::now();
@@ -71,7 +73,12 @@ void StatsSink::commit(const Location &loc) {
   if (now.incremental != nullptr)
     out_ << "fastrestore: stats: *" << table_ << ": incremental, "
          << now.incremental << ": " << now.kept << " rules kept, " << now.added
-         << " added, " << now.removed << " removed\n";
+         << " added, " << now.removed << " removed, "
+         << now.unparsed - before_.unparsed << " lines unparsed"
+         << (now.state_source ? "; kernel state from " : "")
+         << (now.state_source ? now.state_source : "")
+         << (now.journal_note.empty() ? "" : "; journal: ") << now.journal_note
+         << "\n";
   out_ << std::flush;
 }
 

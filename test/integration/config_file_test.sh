@@ -8,6 +8,7 @@
 #   config_file_test.sh FASTRESTORE
 set -u
 . "$(dirname "$0")/common.sh"
+export FASTRESTORE_JOURNAL_DIR=$tmp/journal
 
 ln -s "$fr" "$tmp/iptables-restore"
 printf '*filter\n:INPUT ACCEPT [0:0]\n-A INPUT -i lo -j ACCEPT\nCOMMIT\n' >"$tmp/rules"

@@ -5,10 +5,14 @@
 # input sends nothing (the kernel's rules keep their handles, --stats says
 # "nothing"); a refused block changes nothing; a table holding a set made
 # with nft is replaced (a replacement deletes the set); with --legacy the
-# option is accepted and the table replaced whole.
+# option is accepted and the table replaced whole. With the state journal
+# (journal.h): a reload takes the kernel's side from it, counters survive
+# as when read, another tool's commit makes it stale, and a directory that
+# cannot be written leaves the restore as it was.
 #   incremental_test.sh FASTRESTORE
 set -u
 . "$(dirname "$0")/common.sh"
+export FASTRESTORE_JOURNAL_DIR=$tmp/journal
 
 cat >"$tmp/a" <<'RULES'
 *filter
@@ -112,6 +116,66 @@ nft_set() {
     grep -q 'incremental, replacement' "$tmp/stats"
 }
 check "a table holding an nft set is replaced" nft_set
+
+# With the journal: the kernel's side from it, counters kept; -c gives a
+# kept rule the line's counters, which the journal does not know.
+journal_kept() {
+  sed 's/^-A INPUT -i lo/[7:700] -A INPUT -i lo/' "$tmp/b" >"$tmp/b7"
+  unshare -n bash -c "
+    '$fr' -c --incremental <'$tmp/a' || exit 1
+    '$fr' --incremental --stats <'$tmp/b' 2>'$tmp/stats' || exit 1
+    iptables-nft-save -c >'$tmp/out1'
+    '$fr' -c --incremental --stats <'$tmp/b7' 2>'$tmp/stats7' || exit 1
+    iptables-nft-save -c" >"$tmp/out" &&
+    grep -q 'kernel state from the journal' "$tmp/stats" &&
+    grep -q 'kernel state from the journal' "$tmp/stats7" &&
+    grep -qxF -- '[10:1000] -A INPUT -i lo -j ACCEPT' "$tmp/out1" &&
+    grep -qxF -- '[40:4000] -A web -s 10.0.0.2/32 -j ACCEPT' "$tmp/out1" &&
+    grep -qxF -- '[7:700] -A INPUT -i lo -j ACCEPT' "$tmp/out" &&
+    grep -qxF -- '[40:4000] -A web -s 10.0.0.2/32 -j ACCEPT' "$tmp/out"
+}
+check "journal: a reload keeps counters without reading" journal_kept
+
+journal_stale() {
+  unshare -n bash -c "
+    '$fr' --incremental <'$tmp/a' || exit 1
+    iptables-nft -A OUTPUT -j ACCEPT || exit 1
+    '$fr' --incremental --stats <'$tmp/b' 2>'$tmp/stats' || exit 1
+    iptables-nft-save" >"$tmp/out" &&
+    grep -q 'kernel state from reading the table; journal: stale' "$tmp/stats" &&
+    ! grep -qF -- '-A OUTPUT' "$tmp/out"
+}
+check "journal: another tool's commit makes it stale" journal_stale
+
+journal_unwritable() {
+  FASTRESTORE_JOURNAL_DIR=/proc/no/journal unshare -n bash -c "
+    '$fr' --incremental --stats <'$tmp/a' 2>'$tmp/stats' || exit 1
+    iptables-nft-save" >"$tmp/out" &&
+    grep -q 'journal: not kept: cannot make /proc/no/journal' "$tmp/stats" &&
+    grep -qF -- '-A web -s 10.0.0.2/32 -j ACCEPT' "$tmp/out"
+}
+check "journal: a directory that cannot be written, the restore as before" \
+  journal_unwritable
+
+# Rule lines known unchanged from the journal are not parsed again; a line
+# that looked a host name up always is, and so is every line once what
+# parsing depends on changed (here the plugins' directory).
+unparsed() {
+  printf '*filter\n:INPUT ACCEPT [0:0]\n-A INPUT -i lo -j ACCEPT\n-A INPUT -s localhost -j ACCEPT\n-A INPUT -p tcp --dport 22 -j ACCEPT\nCOMMIT\n' >"$tmp/u"
+  mkdir -p "$tmp/plugins"
+  cp -a /usr/lib/x86_64-linux-gnu/xtables/. "$tmp/plugins/" 2>/dev/null ||
+    cp -a "$(pkg-config --variable=xtlibdir xtables)/." "$tmp/plugins/"
+  unshare -n bash -c "
+    '$fr' --incremental <'$tmp/u' || exit 1
+    '$fr' --incremental --stats <'$tmp/u' 2>'$tmp/stats1' || exit 1
+    XTABLES_LIBDIR='$tmp/plugins' '$fr' --incremental --stats <'$tmp/u' 2>'$tmp/stats2' || exit 1
+    iptables-nft-save" >"$tmp/out" &&
+    grep -q 'nothing: 3 rules kept, 0 added, 0 removed, 2 lines unparsed' "$tmp/stats1" &&
+    grep -q 'nothing: 3 rules kept, 0 added, 0 removed, 0 lines unparsed' "$tmp/stats2" &&
+    grep -qF -- '-A INPUT -s 127.0.0.1/32 -j ACCEPT' "$tmp/out"
+}
+check "journal: unchanged lines are not parsed again, host names always" \
+  unparsed
 
 legacy() {
   unshare -n bash -c "

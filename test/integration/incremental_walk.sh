@@ -7,6 +7,14 @@
 # `nft list ruleset` (handles, counters and the order of tables and chains
 # aside) are the same.
 #
+# Four steps in ten load the last file with a few random edits instead of
+# another file (mutate_rules.py). The walk keeps a state journal in its own directory (journal.h). Drawn
+# from the seed, some steps first let another tool change both namespaces
+# alike (a rule added or deleted with iptables-nft or nft, another table
+# or family changed, the whole ruleset flushed), which makes the journal
+# stale, and some remove the journal's index, so that every load path
+# runs: from the journal, from reading the table, a replacement.
+#
 #   incremental_walk.sh FASTRESTORE FAMILY [SEED [STEPS [DIR]]]
 #     FAMILY: 4, 6 or bridge
 #     DIR: rule files to walk instead (*.rules for IPv4, *.rules6 for IPv6,
@@ -25,6 +33,7 @@ if [ -n "$dir" ] && [ ! -d "$dir" ]; then
 fi
 cases_dir=$(realpath "$(dirname "$0")/../cases")
 norm=$(dirname "$0")/normalize_ruleset.py
+mutate=$(dirname "$0")/mutate_rules.py
 
 case $family in
 4) opt=-4 save="iptables-nft-save" ;;
@@ -78,17 +87,55 @@ sleep 0.2
 in_walk() { nsenter -t "$walk" -n "$@"; }
 in_full() { nsenter -t "$full" -n "$@"; }
 
+# Another tool's change, the same in both namespaces.
+interfere() {
+  case $1 in
+  0) iptables-nft -A INPUT -s 192.0.2.1 -j DROP ;;
+  1) iptables-nft -D INPUT 1 ;;
+  2) nft add table ip extra \; add chain ip extra c \; add rule ip extra c counter ;;
+  3) nft flush ruleset ;;
+  4) ip6tables-nft -A FORWARD -j ACCEPT ;;
+  5) ebtables-nft -A FORWARD -j ACCEPT ;;
+  6) nft add rule ip filter INPUT counter accept ;;
+  7) ebtables-nft -D FORWARD 1 ;;
+  esac
+}
+
+export FASTRESTORE_JOURNAL_DIR=$tmp/journal
+RANDOM=$seed
 prev=""
 refused=0
 for ((i = 0; i < steps; i++)); do
-  cur=${order[$((i % ${#order[@]}))]}
+  # Each file once in the drawn order, then files drawn at random (so
+  # that a long walk does not repeat the same transitions); four steps in
+  # ten edit the last file loaded instead (mutate_rules.py: rules deleted,
+  # duplicated, moved, changed; chains added, deleted, renamed; policies).
+  if [ -n "$prev" ] && [ $((RANDOM % 10)) -lt 4 ]; then
+    python3 "$mutate" "$prev" $((seed * 100000 + i)) "$family" >"$tmp/mut$i.rules"
+    cur=$tmp/mut$i.rules
+    echo "edit" >>"$tmp/paths"
+  elif [ $i -lt ${#order[@]} ]; then
+    cur=${order[$i]}
+  else
+    cur=${order[$((RANDOM % ${#order[@]}))]}
+  fi
   args=$(header args "$cur")
   name=$(basename "$cur" .rules)
+  draw=$((RANDOM % 10))
+  if [ $draw -lt 2 ]; then
+    what=$((RANDOM % 8))
+    in_full bash -c "$(declare -f interfere); interfere $what" >/dev/null 2>&1
+    in_walk bash -c "$(declare -f interfere); interfere $what" >/dev/null 2>&1
+    echo "interference $what" >>"$tmp/paths"
+  elif [ $draw = 2 ]; then
+    rm -f "$tmp"/journal/*.index
+  fi
   in_full "$fr" $opt $args <"$cur" >/dev/null 2>"$tmp/err_full"
   st_full=$?
   in_walk "$fr" $opt $args --incremental --stats <"$cur" >/dev/null 2>"$tmp/err"
   st_walk=$?
-  grep -o 'incremental, [a-z]*' "$tmp/err" >>"$tmp/paths"
+  grep -o 'incremental, [a-z]*\|kernel state from [a-z ]*' "$tmp/err" >>"$tmp/paths"
+  grep -o '[1-9][0-9]* lines unparsed' "$tmp/err" | sed 's/ .*//' >>"$tmp/unparsed"
   grep -v '^fastrestore: stats: ' "$tmp/err" >"$tmp/err.msg"
   mv "$tmp/err.msg" "$tmp/err"
   if [ $st_full != $st_walk ]; then
@@ -108,6 +155,7 @@ for ((i = 0; i < steps; i++)); do
   prev=$cur
 done
 echo "$family: $i steps of ${#order[@]} files, seed $seed ($refused refused by both)"
-echo "blocks sent incrementally:" $(sort "$tmp/paths" 2>/dev/null | uniq -c | tr '\n' ' ')
+echo "blocks and steps:" $(sort "$tmp/paths" 2>/dev/null | uniq -c | tr '\n' ' ')
+echo "rule lines taken unparsed: $(awk '{ s += $1 } END { print s + 0 }' "$tmp/unparsed" 2>/dev/null) in $(wc -l <"$tmp/unparsed" 2>/dev/null || echo 0) blocks"
 [ $fail = 0 ] && echo "ok: incremental walk"
 exit $fail

@@ -21,6 +21,7 @@ LAYERS = [
     "lib/driver",
     "lib/save", "lib/snapshot",
     "lib/backend/legacy", "lib/backend/nft",
+    "lib/journal",
     "lib/check", "lib/ext",
     "lib/print",
     "lib/parse",

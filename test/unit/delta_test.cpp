@@ -152,15 +152,29 @@ TEST_CASE("delta: rules added in the middle and at the end, one removed",
   t.have("INPUT", {"a", "old", "b"});
   auto d = t.delta();
   REQUIRE(d);
-  // Removals first; a new rule goes before the next kept rule, the last
+  // Between a and b, old's place goes to x (replaced in place); the last
   // ones at the end, in order.
-  const std::vector<std::string> want = {"delete INPUT @101",
-                                         "insert INPUT x @102",
+  const std::vector<std::string> want = {"replace INPUT x @101",
                                          "append INPUT y", "append INPUT z"};
   CHECK(t.lines(*d) == want);
   CHECK(d->chains[0].kept == 2);
   CHECK(d->chains[0].added == 3);
   CHECK(d->chains[0].removed == 1);
+}
+
+TEST_CASE("delta: more rules go than come, or the other way round", "[delta]") {
+  Table t;
+  t.want("INPUT", {"a", "x", "b", "y1", "y2", "y3"});
+  t.have("INPUT", {"a", "o1", "o2", "o3", "b", "o4"});
+  auto d = t.delta();
+  REQUIRE(d);
+  const std::vector<std::string> want = {
+      "delete INPUT @102",     "delete INPUT @103", "replace INPUT x @101",
+      "replace INPUT y1 @105", "append INPUT y2",   "append INPUT y3"};
+  CHECK(t.lines(*d) == want);
+  CHECK(d->kept_handles[0] == std::vector<uint64_t>{100, 101, 104, 105, 0, 0});
+  CHECK(d->chains[0].added == 4);
+  CHECK(d->chains[0].removed == 4);
 }
 
 TEST_CASE("delta: a move keeps the longest run in order", "[delta]") {
@@ -196,12 +210,12 @@ TEST_CASE("delta: chains made, emptied and deleted, in a safe order",
   t.have("OUTPUT", {});
   auto d = t.delta();
   REQUIRE(d);
-  // The jump to `old` goes before `old` does; `new` exists before the
-  // jump to it.
+  // `new` exists before the jump to it; `old` goes once the jump to it is
+  // replaced.
   const std::vector<std::string> want = {
-      "flush old",           "delete INPUT @100", "delete-chain old",
-      "delete-chain OUTPUT", "create new",        "append INPUT new"};
-  CHECK(d->kept_handles[0] == std::vector<uint64_t>{0});
+      "flush old", "create new", "replace INPUT new @100", "delete-chain old",
+      "delete-chain OUTPUT"};
+  CHECK(d->kept_handles[0] == std::vector<uint64_t>{100});
   CHECK(t.lines(*d) == want);
 }
 

@@ -257,6 +257,24 @@ void Batch::each_message(
   }
 }
 
+void Batch::add_flags(size_t index, uint16_t flags) {
+  size_t i = 0;
+  for (auto &c : chunks_) {
+    char *p = c.data.get();
+    char *end = p + c.len;
+    while (p < end) {
+      auto *nlh = reinterpret_cast<nlmsghdr *>(p);
+      const uint16_t type = nlh->nlmsg_type;
+      if (type != NFNL_MSG_BATCH_BEGIN && type != NFNL_MSG_BATCH_END &&
+          i++ == index) {
+        nlh->nlmsg_flags |= flags;
+        return;
+      }
+      p += NLMSG_ALIGN(nlh->nlmsg_len);
+    }
+  }
+}
+
 void Batch::finish() {
   if (finished_)
     return;

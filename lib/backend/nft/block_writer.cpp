@@ -15,15 +15,19 @@
 #include "coalescer.h"
 #include "fastrestore/bridge_policy.h"
 #include "fastrestore/delta.h"
+#include "fastrestore/hash64.h"
 #include "fastrestore/held_refusals.h"
+#include "fastrestore/name_lookups.h"
 #include "fastrestore/nft_backend.h"
 #include "fastrestore/nft_rule.h"
+#include "fastrestore/parse_fingerprint.h"
 #include "fastrestore/plan.h"
 #include "fastrestore/restore_writer.h"
 #include "fastrestore/rule_print.h"
 #include "fastrestore/rule_signature.h"
 #include "fastrestore/stats.h"
 #include "fastrestore/tables.h"
+#include "journal_keeper.h"
 #include "table_delta.h"
 
 namespace fastrestore::nft {
@@ -44,6 +48,8 @@ public:
           std::make_unique<Coalescer>(*transport, cfg.coalesce_ms,
                                       cfg.verbose > 0, out, cfg.all_or_nothing);
     coalescer_ = group_.get();
+    if (incremental())
+      journal_ = JournalKeeper::open(&journal_off_);
   }
 
   bool holds_blocks() const override { return coalescer_ != nullptr; }
@@ -129,6 +135,20 @@ public:
     needs_model_ = false;
     refusals_.clear();
     sizes_.clear();
+    begin_journal();
+  }
+
+  bool takes_unparsed(std::string_view line, int lineno) override {
+    if (known_lines_.empty() || needs_model_ || line.size() < 4 ||
+        line.compare(0, 3, "-A ") != 0)
+      return false;
+    auto it = known_lines_.find(hash64(line));
+    if (it == known_lines_.end())
+      return false;
+    unparsed_.push_back({lineno, it->second.first, it->second.second});
+    ++phase_stats().rules;
+    ++phase_stats().unparsed;
+    return true;
   }
 
   void declare(ChainDecl &&d) override {
@@ -155,18 +175,15 @@ public:
       batch_->finish();
     }
     if (incremental()) {
-      phase_stats().incremental = "replacement";
-      phase_stats().kept = phase_stats().added = phase_stats().removed = 0;
       try {
-        if (commit_changes()) {
-          retries_ = 0;
-          batch_.reset();
-          return;
-        }
+        commit_incremental();
       } catch (const GenerationChanged &) {
         retry_block(loc);
         return;
       }
+      retries_ = 0;
+      batch_.reset();
+      return;
     }
     if (!cfg_.test) {
       // Small blocks join the group (with their lines, for a message);
@@ -209,53 +226,272 @@ private:
   }
 
   // The block as the changes from what the kernel's table holds (delta.h),
-  // made from its replacement batch: sent when there are any, with the
-  // generation the table was read at. False when the block is better sent
-  // as the replacement (reading the table would cost more, the table is
-  // missing or would end empty, a rule uses a set or the table holds one,
-  // the delta cannot keep the table's meaning).
-  bool commit_changes() {
-    if (!needs_model_ && !streamed_read_pays())
-      return false;
-    std::optional<DesiredTable> want =
-        desired_table(*batch_, RuleKey::identity);
-    if (!want || want->state.chains.empty())
-      return false;
-    if (needs_model_) {
-      std::vector<std::pair<size_t, bool>> sizes;
-      for (const auto &c : want->state.chains)
-        sizes.emplace_back(c.rules.size(), c.base);
-      if (!reading_pays(sizes))
-        return false;
-    }
-    note_generation();
-    KernelTable kt = transport_->read_table(batch_family(), table_);
-    // A table holding sets or other objects (made with nft) loses them in
-    // a replacement: replaced.
-    if (!kt.exists || kt.use != kt.chains.size())
-      return false;
-    std::optional<TableState> kernel = kernel_side(kt);
-    if (!kernel)
-      return false;
-    std::optional<Delta> delta =
-        plan_delta(want->state, *kernel, cfg_.counters);
-    if (!delta)
-      return false;
+  // made from its replacement batch, or as the replacement: the changes
+  // when the kernel's side is known, from the journal or by reading the
+  // table where that costs less than the replacement, and the delta keeps
+  // the table's meaning (the table exists, would not end empty, holds no
+  // set; base chains of the same hooks). Either is sent with the
+  // generation the journal or the read was of, and the journal then
+  // records what the kernel holds.
+  void commit_incremental() {
     PhaseStats &stats = phase_stats();
+    stats.incremental = "replacement";
+    stats.kept = stats.added = stats.removed = 0;
+    stats.state_source = nullptr;
+    note_generation();
+    const uint32_t generation = *genid_;
+    std::optional<TableState> kernel;
+    std::optional<DesiredTable> want;
+    RuleKey how = RuleKey::message;
+    if (journal_state_) {
+      kernel = std::move(journal_state_);
+      journal_state_.reset();
+      stats.state_source = "the journal";
+      want = desired_table(*batch_, how);
+      // Lines taken unparsed join the rules parsed; when the delta needs
+      // more of them than their keys, the block is parsed whole again.
+      if (!unparsed_.empty() && !needs_model_ &&
+          !(want && take_unparsed(*want, *kernel))) {
+        parse_again();
+        return;
+      }
+    } else {
+      stats.journal_note = journal_ != nullptr ? journal_why_ : journal_off_;
+    }
+    if (!kernel && read_pays()) {
+      how = RuleKey::identity;
+      want = desired_table(*batch_, how);
+      if (want && !want->state.chains.empty()) {
+        KernelTable kt = transport_->read_table(batch_family(), table_);
+        // A table holding sets or other objects (made with nft) loses
+        // them in a replacement: replaced.
+        if (kt.exists && kt.use == kt.chains.size())
+          kernel = kernel_side(kt);
+        if (kernel)
+          stats.state_source = "reading the table";
+      }
+    }
+    std::optional<Delta> delta;
+    if (kernel && want && !want->state.chains.empty())
+      delta = plan_delta(want->state, *kernel, cfg_.counters);
+    const bool partial = !unparsed_.empty() && !needs_model_;
+    if (partial && (!delta || !has_messages(*delta, *want))) {
+      parse_again();
+      return;
+    }
+    if (!delta) {
+      send_replacement(generation, want, how);
+      return;
+    }
     for (const auto &c : delta->chains) {
       stats.kept += c.kept;
       stats.added += c.added;
       stats.removed += c.removed;
     }
     stats.incremental = delta->ops.empty() ? "nothing" : "changes";
-    if (delta->ops.empty())
-      return true; // the kernel holds the table already
-    Batch changes(cfg_.family, id_base_);
-    write_delta(changes, *delta, *want, *batch_, *kernel, table_, cfg_.family,
-                loc_);
-    changes.finish();
-    commit_batch(changes, *transport_, genid_ ? &*genid_ : nullptr);
+    std::vector<Allocation> made;
+    const bool send = !delta->ops.empty();
+    if (send) {
+      Batch changes(cfg_.family, id_base_);
+      made = write_delta(changes, *delta, *want, *batch_, *kernel, table_,
+                         cfg_.family, loc_);
+      if (journal_ != nullptr)
+        JournalKeeper::ask_echo(changes, made);
+      changes.finish();
+      commit_batch(changes, *transport_, &generation);
+    }
+    // Read from the kernel, or changed: the journal learns the table.
+    if (journal_ != nullptr &&
+        (send || how == RuleKey::identity || !want_fingerprint_current_))
+      keep_journal(generation, send, &*want, how, &delta->kept_handles, made);
+  }
+
+  // The block's replacement batch sent whole, with `generation`; the
+  // journal records the table it makes.
+  void send_replacement(uint32_t generation, std::optional<DesiredTable> &want,
+                        RuleKey how) {
+    if (journal_ != nullptr && (!want || how != RuleKey::message))
+      want = desired_table(*batch_, RuleKey::message);
+    const bool whole = want && !want->state.chains.empty();
+    if (journal_ != nullptr && whole)
+      JournalKeeper::ask_echo(*batch_, want->allocations);
+    commit_batch(*batch_, *transport_, &generation);
+    if (journal_ != nullptr)
+      keep_journal(generation, true, whole ? &*want : nullptr, RuleKey::message,
+                   nullptr,
+                   whole ? want->allocations : std::vector<Allocation>{});
+  }
+
+  void keep_journal(uint32_t generation, bool committed, DesiredTable *want,
+                    RuleKey how, const std::vector<std::vector<uint64_t>> *kept,
+                    const std::vector<Allocation> &made) {
+    if (want != nullptr)
+      note_lines(*want);
+    std::string why;
+    if (!journal_->record(*transport_, batch_family(), table_, generation,
+                          committed, want, how, kept, made, &why))
+      phase_stats().journal_note = "not kept: " + why;
+  }
+
+  // Whether reading the kernel's table pays (reading_pays), from the sizes
+  // counted while the block streamed in, or else from the replacement.
+  bool read_pays() {
+    if (!needs_model_)
+      return streamed_read_pays();
+    std::optional<DesiredTable> want = desired_table(*batch_, RuleKey::message);
+    if (!want)
+      return false;
+    std::vector<std::pair<size_t, bool>> sizes;
+    for (const auto &c : want->state.chains)
+      sizes.emplace_back(c.rules.size(), c.base);
+    return reading_pays(sizes);
+  }
+
+  // --incremental with the journal: its record of the table, read at the
+  // block's start for the generation the block is sent with, and the
+  // block's rule lines that it knows by their text (parsed under the same
+  // fingerprint, no host name looked up), which the driver then hands over
+  // unparsed (takes_unparsed).
+  void begin_journal() {
+    journal_state_.reset();
+    known_lines_.clear();
+    unparsed_.clear();
+    looked_up_.clear();
+    want_fingerprint_current_ = true;
+    if (!incremental() || journal_ == nullptr)
+      return;
+    seen_lookups_ = host_lookups();
+    note_generation();
+    journal_why_.clear();
+    journal_state_ =
+        journal_->load(batch_family(), table_, *genid_, &journal_why_);
+    if (!journal_state_ || cfg_.family == Family::bridge)
+      return;
+    if (journal_state_->fingerprint != fingerprint()) {
+      want_fingerprint_current_ = false;
+      return;
+    }
+    if (parse_all_)
+      return;
+    const auto &chains = journal_state_->chains;
+    known_lines_.reserve(journal_state_->rule_count());
+    for (uint32_t c = 0; c < chains.size(); ++c)
+      for (uint32_t r = 0; r < chains[c].rules.size(); ++r)
+        if (chains[c].rules[r].line != 0)
+          known_lines_.emplace(chains[c].rules[r].line, std::make_pair(c, r));
+  }
+
+  uint64_t fingerprint() {
+    if (!fingerprint_)
+      fingerprint_ = parse_fingerprint(cfg_.family, cfg_.counters);
+    return *fingerprint_;
+  }
+
+  // The lines taken unparsed, each as its journal rule's key, into `want`
+  // (the rules parsed) in line order. False when a line's chain is not in
+  // the block, or a chain of the journal is not (a kept line may jump to
+  // it): the block is then parsed whole.
+  bool take_unparsed(DesiredTable &want, const TableState &journal) {
+    std::unordered_map<std::string_view, size_t> chain_of;
+    for (size_t c = 0; c < want.state.chains.size(); ++c)
+      chain_of.emplace(want.state.chains[c].name, c);
+    for (const auto &jc : journal.chains)
+      if (!chain_of.count(jc.name))
+        return false;
+    std::vector<std::vector<const Unparsed *>> extra(want.state.chains.size());
+    for (const Unparsed &u : unparsed_) {
+      auto it = chain_of.find(journal.chains[u.chain].name);
+      if (it == chain_of.end())
+        return false;
+      extra[it->second].push_back(&u);
+    }
+    for (size_t c = 0; c < extra.size(); ++c) {
+      if (extra[c].empty())
+        continue;
+      auto &rules = want.state.chains[c].rules;
+      auto &messages = want.rule_messages[c];
+      auto &index = want.rule_index[c];
+      auto &lines = want.rule_lines[c];
+      std::vector<StateRule> r2;
+      std::vector<std::string_view> m2;
+      std::vector<size_t> i2;
+      std::vector<int> l2;
+      size_t p = 0;
+      auto take_parsed = [&] {
+        r2.push_back(rules[p]);
+        m2.push_back(messages[p]);
+        i2.push_back(index[p]);
+        l2.push_back(lines[p]);
+        ++p;
+      };
+      for (const Unparsed *u : extra[c]) {
+        while (p < rules.size() && lines[p] < u->line)
+          take_parsed();
+        StateRule r;
+        r.key = journal.chains[u->chain].rules[u->rule].key;
+        r2.push_back(r);
+        m2.emplace_back();
+        i2.push_back(SIZE_MAX);
+        l2.push_back(u->line);
+      }
+      while (p < rules.size())
+        take_parsed();
+      rules = std::move(r2);
+      messages = std::move(m2);
+      index = std::move(i2);
+      lines = std::move(l2);
+    }
+    want.allocations.clear(); // the replacement batch lacks these rules
     return true;
+  }
+
+  // Whether every rule the delta sends has a message (was parsed).
+  static bool has_messages(const Delta &delta, const DesiredTable &want) {
+    for (const DeltaOp &op : delta.ops)
+      if ((op.kind == DeltaKind::rule_append ||
+           op.kind == DeltaKind::rule_insert_before ||
+           op.kind == DeltaKind::rule_replace) &&
+          want.rule_messages[op.chain][op.rule].empty())
+        return false;
+    return true;
+  }
+
+  // The block read and parsed again, every line, through this writer.
+  void parse_again() {
+    phase_stats().unparsed -= unparsed_.size();
+    batch_.reset();
+    parse_all_ = true;
+    try {
+      reread(*this);
+    } catch (...) {
+      parse_all_ = false;
+      throw;
+    }
+    parse_all_ = false;
+  }
+
+  // Each rule's line hash for the journal (0 for a line that looked a
+  // host name up, and in bridge tables, whose lines are always parsed).
+  void note_lines(DesiredTable &want) {
+    want.state.fingerprint = cfg_.family == Family::bridge ? 0 : fingerprint();
+    if (cfg_.family == Family::bridge)
+      return;
+    const int first = text_.first();
+    std::vector<uint64_t> hashes(static_cast<size_t>(text_.count()), 0);
+    text_.each(first, first + text_.count() - 1,
+               [&](std::string_view l, int n) {
+                 if (n >= first && n - first < static_cast<int>(hashes.size()))
+                   hashes[static_cast<size_t>(n - first)] = hash64(l);
+               });
+    for (size_t c = 0; c < want.state.chains.size(); ++c)
+      for (size_t d = 0; d < want.state.chains[c].rules.size(); ++d) {
+        const int n = want.rule_lines[c][d];
+        const bool known = n >= first &&
+                           n - first < static_cast<int>(hashes.size()) &&
+                           !looked_up_.count(n);
+        want.state.chains[c].rules[d].line =
+            known ? hashes[static_cast<size_t>(n - first)] : 0;
+      }
   }
 
   uint32_t batch_family() const { return nfproto_of(cfg_.family); }
@@ -334,6 +570,14 @@ private:
 
   void add(Block::Entry &&e) {
     cur_loc_ = e.decl ? e.decl->loc : e.cmd ? e.cmd->loc : cur_loc_;
+    if (journal_ != nullptr) {
+      // A line whose parsing looked a host name up is parsed every time.
+      const uint64_t lookups = host_lookups();
+      if (lookups != seen_lookups_) {
+        seen_lookups_ = lookups;
+        looked_up_.insert(cur_loc_.line);
+      }
+    }
     ops_.clear();
     bool planned = false;
     // iptables-nft carries out a block's commands at COMMIT, after it has
@@ -496,6 +740,22 @@ private:
   std::unique_ptr<Batch> batch_;
   std::vector<Op> ops_;
   std::unordered_map<std::string, size_t> sizes_; // --incremental
+  std::unique_ptr<JournalKeeper> journal_;        // --incremental
+  std::string journal_off_;                       // why there is no journal_
+  std::string journal_why_; // why the block has no journal_state_
+  std::optional<TableState> journal_state_;
+  std::optional<uint64_t> fingerprint_;
+  bool want_fingerprint_current_ = true; // the record's is this process's
+  // Journal rule (chain, rule) of each line hash the record knows.
+  std::unordered_map<uint64_t, std::pair<uint32_t, uint32_t>> known_lines_;
+  struct Unparsed {
+    int line;
+    uint32_t chain, rule; // in journal_state_
+  };
+  std::vector<Unparsed> unparsed_; // lines taken unparsed, in order
+  bool parse_all_ = false;         // parse_again: no line taken unparsed
+  uint64_t seen_lookups_ = 0;
+  std::set<int> looked_up_; // lines whose parsing looked a host name up
   bool table_ready_ = false;
   bool needs_model_ = false;
   HeldRefusals refusals_; // the block's planning refusals, until COMMIT

@@ -134,11 +134,13 @@ std::optional<DesiredTable> desired_table(const Batch &replacement,
       while (c < out.state.chains.size() && out.state.chains[c].name != kc.name)
         ++c;
       if (c == out.state.chains.size()) {
+        out.allocations.push_back({index, c, SIZE_MAX});
         out.state.chains.emplace_back().name = kc.name;
         out.chain_messages.emplace_back();
         out.chain_index.emplace_back();
         out.rule_messages.emplace_back();
         out.rule_index.emplace_back();
+        out.rule_lines.emplace_back();
       }
       StateChain &sc = out.state.chains[c];
       sc.base = kc.base;
@@ -176,9 +178,12 @@ std::optional<DesiredTable> desired_table(const Batch &replacement,
     StateRule r;
     r.key = rule_key(m, how);
     r.counters = replacement.counters_given(index);
+    out.allocations.push_back(
+        {index, chain, out.state.chains[chain].rules.size()});
     out.state.chains[chain].rules.push_back(r);
     out.rule_messages[chain].push_back(m);
     out.rule_index[chain].push_back(index);
+    out.rule_lines[chain].push_back(replacement.location(index).line);
   });
   if (!simple || seen < 2)
     return std::nullopt;
@@ -221,12 +226,15 @@ std::optional<TableState> kernel_side(const KernelTable &table) {
   return out;
 }
 
-void write_delta(Batch &out, const Delta &delta, const DesiredTable &want,
-                 const Batch &replacement, const TableState &kernel,
-                 const std::string &table, Family family,
-                 const Location &table_loc) {
+std::vector<Allocation> write_delta(Batch &out, const Delta &delta,
+                                    const DesiredTable &want,
+                                    const Batch &replacement,
+                                    const TableState &kernel,
+                                    const std::string &table, Family family,
+                                    const Location &table_loc) {
   out.add_table(NFT_MSG_NEWTABLE, NLM_F_CREATE, table, table_loc);
   bool ready = true;
+  std::vector<Allocation> made;
   for (const DeltaOp &op : delta.ops) {
     switch (op.kind) {
     case DeltaKind::chain_flush:
@@ -253,6 +261,8 @@ void write_delta(Batch &out, const Delta &delta, const DesiredTable &want,
                        mnl_attr_put_u32(nlh, NFTA_CHAIN_POLICY,
                                         htonl(NF_ACCEPT));
                    });
+      if (op.kind == DeltaKind::chain_create)
+        made.push_back({out.messages() - 1, op.chain, SIZE_MAX});
       break;
     }
     case DeltaKind::rule_append:
@@ -272,10 +282,13 @@ void write_delta(Batch &out, const Delta &delta, const DesiredTable &want,
             else if (op.kind == DeltaKind::rule_replace)
               mnl_attr_put_u64(nlh, NFTA_RULE_HANDLE, htobe64(op.handle));
           });
+      if (op.kind != DeltaKind::rule_replace)
+        made.push_back({out.messages() - 1, op.chain, op.rule});
       break;
     }
     }
   }
+  return made;
 }
 
 } // namespace fastrestore::nft

@@ -25,6 +25,15 @@ enum class RuleKey { identity, message };
 
 uint64_t rule_key(std::string_view message, RuleKey how);
 
+// A message that makes a chain or a rule, which the kernel gives the next
+// handle of the table (each batch's such messages get consecutive
+// handles, in order): desired rule [chain][rule], or the chain itself
+// (rule SIZE_MAX).
+struct Allocation {
+  size_t message; // index in its batch
+  size_t chain, rule;
+};
+
 // The desired table: the chains and rules a replacement batch makes, with
 // the message each came from.
 struct DesiredTable {
@@ -33,6 +42,8 @@ struct DesiredTable {
   std::vector<size_t> chain_index;              // ... its message index
   std::vector<std::vector<std::string_view>> rule_messages;
   std::vector<std::vector<size_t>> rule_index;
+  std::vector<std::vector<int>> rule_lines; // each rule's input line
+  std::vector<Allocation> allocations;      // of the replacement batch
 };
 
 // nullopt when `replacement` does more than make the table again from
@@ -47,9 +58,10 @@ std::optional<TableState> kernel_side(const KernelTable &table);
 // The delta's operations into `out` (a fresh batch): what goes, as
 // deletions by handle and name; what comes, as copies of the
 // replacement's messages (which name the input lines they came from).
-void write_delta(Batch &out, const Delta &delta, const DesiredTable &want,
-                 const Batch &replacement, const TableState &kernel,
-                 const std::string &table, Family family,
-                 const Location &table_loc);
+// Returns the messages of `out` that make chains and rules.
+std::vector<Allocation>
+write_delta(Batch &out, const Delta &delta, const DesiredTable &want,
+            const Batch &replacement, const TableState &kernel,
+            const std::string &table, Family family, const Location &table_loc);
 
 } // namespace fastrestore::nft

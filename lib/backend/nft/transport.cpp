@@ -56,6 +56,7 @@ public:
     msg.msg_iov = iov.data();
     msg.msg_iovlen = iov.size();
     std::vector<KernelError> errors;
+    echoes.clear();
     ssize_t sent;
     do {
       sent = sendmsg(fd, &msg, 0);
@@ -88,7 +89,7 @@ public:
           errors.push_back({0, ENOBUFS, "too many errors to report"});
         break;
       }
-      parse(recv_buf_.get(), static_cast<size_t>(n), errors);
+      parse(recv_buf_.get(), static_cast<size_t>(n), errors, echoes);
     }
     return errors;
   }
@@ -118,12 +119,17 @@ private:
   }
 
   static void parse(const char *buf, size_t len,
-                    std::vector<KernelError> &errors) {
+                    std::vector<KernelError> &errors,
+                    std::vector<std::string> &echoed) {
     auto *nlh = reinterpret_cast<const nlmsghdr *>(buf);
     int rem = static_cast<int>(len);
     for (; mnl_nlmsg_ok(nlh, rem); nlh = mnl_nlmsg_next(nlh, &rem)) {
-      if (nlh->nlmsg_type != NLMSG_ERROR)
+      if (nlh->nlmsg_type != NLMSG_ERROR) {
+        if (nlh->nlmsg_type != NLMSG_DONE)
+          echoed.emplace_back(reinterpret_cast<const char *>(nlh),
+                              nlh->nlmsg_len);
         continue;
+      }
       auto *err = static_cast<const nlmsgerr *>(mnl_nlmsg_get_payload(nlh));
       if (err->error == 0)
         continue;

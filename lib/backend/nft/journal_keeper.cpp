@@ -1,0 +1,130 @@
+#include "journal_keeper.h"
+
+#include <endian.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter/nf_tables.h>
+
+#include <cstring>
+
+#include "fastrestore/nft_attrs.h"
+
+namespace fastrestore::nft {
+namespace {
+
+// The handle in an echoed NEWRULE or NEWCHAIN message (0: none).
+uint64_t echoed_handle(const std::string &m) {
+  const auto *nlh = reinterpret_cast<const nlmsghdr *>(m.data());
+  const uint16_t type = nlh->nlmsg_type & 0xff;
+  const uint16_t want = type == NFT_MSG_NEWRULE    ? NFTA_RULE_HANDLE
+                        : type == NFT_MSG_NEWCHAIN ? NFTA_CHAIN_HANDLE
+                                                   : 0;
+  uint64_t handle = 0;
+  if (want == 0)
+    return 0;
+  each_top(nlh, [&](const nlattr *a) {
+    if (attr_type(a) == want && attr_len(a) == sizeof(uint64_t)) {
+      std::memcpy(&handle, attr_data(a), sizeof(handle));
+      handle = be64toh(handle);
+    }
+  });
+  return handle;
+}
+
+} // namespace
+
+std::unique_ptr<JournalKeeper> JournalKeeper::open(std::string *why) {
+  const std::string dir = Journal::default_dir();
+  if (dir.empty()) {
+    *why = "turned off (FASTRESTORE_JOURNAL_DIR is empty)";
+    return nullptr;
+  }
+  std::optional<NetnsId> ns = current_netns_id(why);
+  if (!ns)
+    return nullptr;
+  return std::unique_ptr<JournalKeeper>(
+      new JournalKeeper(Journal(dir, std::move(*ns))));
+}
+
+std::optional<TableState> JournalKeeper::load(uint32_t family,
+                                              const std::string &table,
+                                              uint32_t generation,
+                                              std::string *why) const {
+  return journal_.load(family, table, generation, why);
+}
+
+void JournalKeeper::ask_echo(Batch &batch,
+                             const std::vector<Allocation> &made) {
+  if (made.empty())
+    return;
+  batch.add_flags(made.front().message, NLM_F_ECHO);
+  if (made.size() > 1)
+    batch.add_flags(made.back().message, NLM_F_ECHO);
+}
+
+bool JournalKeeper::record(Transport &transport, uint32_t family,
+                           const std::string &table, uint32_t before,
+                           bool committed, const DesiredTable *want,
+                           RuleKey how,
+                           const std::vector<std::vector<uint64_t>> *kept,
+                           const std::vector<Allocation> &made,
+                           std::string *why) {
+  // The kernel moves the generation by one per commit, skipping 0.
+  uint32_t after = before;
+  if (committed)
+    after = before + 1 == 0 ? 1 : before + 1;
+  auto now = [&] { return transport.generation(); };
+  // Without a record the table's old one goes (the index moves on).
+  auto forget = [&](const char *reason) {
+    std::string ignored;
+    journal_.record(family, table, before, after, nullptr, now, &ignored);
+    *why = reason;
+    return false;
+  };
+  if (want == nullptr)
+    return journal_.record(family, table, before, after, nullptr, now, why);
+
+  TableState state;
+  state.fingerprint = want->state.fingerprint;
+  state.chains.reserve(want->state.chains.size());
+  for (size_t c = 0; c < want->state.chains.size(); ++c) {
+    const StateChain &w = want->state.chains[c];
+    StateChain &s = state.chains.emplace_back();
+    s.name = w.name;
+    s.base = w.base;
+    s.hook = w.hook;
+    s.prio = w.prio;
+    s.type = w.type;
+    s.has_policy = w.base;
+    s.policy = w.has_policy ? w.policy : NF_ACCEPT;
+    s.rules.resize(w.rules.size());
+    for (size_t d = 0; d < w.rules.size(); ++d) {
+      s.rules[d].key =
+          how == RuleKey::message
+              ? w.rules[d].key
+              : rule_key(want->rule_messages[c][d], RuleKey::message);
+      s.rules[d].line = w.rules[d].line;
+      if (kept != nullptr)
+        s.rules[d].handle = (*kept)[c][d];
+    }
+  }
+  if (!made.empty()) {
+    // The first and last made get their handles echoed (ask_echo).
+    const size_t echoes = made.size() > 1 ? 2 : 1;
+    if (transport.echoes.size() != echoes)
+      return forget("the kernel did not echo the handles of what it made");
+    const uint64_t first = echoed_handle(transport.echoes.front());
+    const uint64_t last = echoed_handle(transport.echoes.back());
+    if (first == 0 || last - first != made.size() - 1)
+      return forget("the kernel's handles were not consecutive");
+    for (size_t i = 0; i < made.size(); ++i)
+      if (made[i].rule != SIZE_MAX)
+        state.chains[made[i].chain].rules[made[i].rule].handle = first + i;
+  }
+  for (const auto &c : state.chains)
+    for (const auto &r : c.rules)
+      if (r.handle == 0)
+        return forget("a rule's handle is not known");
+  return journal_.record(family, table, before, after, &state, now, why);
+}
+
+} // namespace fastrestore::nft

@@ -1,0 +1,337 @@
+// The journal's directory (journal.h): trust checks, the namespace's
+// index, writing under a lock, pruning.
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+
+#include "fastrestore/journal.h"
+
+namespace fastrestore {
+namespace {
+
+constexpr size_t kMaxIndex = 1 << 20;
+constexpr size_t kMaxTable = size_t(512) << 20;
+constexpr size_t kMaxFiles = 1024;
+constexpr uint64_t kMaxBytes = uint64_t(256) << 20;
+constexpr time_t kMaxAge = 30 * 24 * 3600;
+
+std::string errno_text(const char *what) {
+  return std::string(what) + ": " + std::strerror(errno);
+}
+
+// Owned by root and writable by root alone.
+bool root_only(const struct stat &st) {
+  return st.st_uid == 0 && (st.st_mode & (S_IWGRP | S_IWOTH)) == 0;
+}
+
+bool trusted_dir(const std::string &dir, std::string *why) {
+  struct stat st;
+  if (lstat(dir.c_str(), &st) != 0) {
+    *why = errno == ENOENT ? "no journal directory " + dir
+                           : errno_text(("cannot see " + dir).c_str());
+    return false;
+  }
+  if (!S_ISDIR(st.st_mode) || !root_only(st)) {
+    *why = dir + " is not a directory owned and writable by root alone";
+    return false;
+  }
+  return true;
+}
+
+// The file's bytes when it is a regular file, not reached through a
+// symlink, owned and writable by root alone, of at most `max` bytes.
+std::optional<std::string> read_trusted(const std::string &path, size_t max,
+                                        std::string *why) {
+  const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
+                                        O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) {
+    *why = errno == ENOENT  ? "no record"
+           : errno == ELOOP ? path + " is a symlink"
+                            : errno_text(("cannot open " + path).c_str());
+    return std::nullopt;
+  }
+  struct stat st;
+  std::string out;
+  bool good = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && root_only(st) &&
+              static_cast<uint64_t>(st.st_size) <= max;
+  if (!good) {
+    *why = path + " is not a regular file owned and writable by root alone";
+  } else {
+    out.resize(static_cast<size_t>(st.st_size));
+    size_t got = 0;
+    while (got < out.size()) {
+      const ssize_t n = read(fd, out.data() + got, out.size() - got);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      got += static_cast<size_t>(n);
+    }
+    if (got != out.size()) {
+      *why = "cannot read " + path;
+      good = false;
+    }
+  }
+  close(fd);
+  if (!good)
+    return std::nullopt;
+  return out;
+}
+
+// Writes `bytes` to `path` by way of a new file renamed over it.
+bool write_file(const std::string &dir, const std::string &path,
+                const std::string &bytes, std::string *why) {
+  const std::string tmp = dir + "/.tmp." + std::to_string(getpid()) + "." +
+                          std::to_string(std::rand());
+  const int fd = open(
+      tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    *why = errno_text(("cannot write in " + dir).c_str());
+    return false;
+  }
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break;
+    done += static_cast<size_t>(n);
+  }
+  const bool ok = done == bytes.size();
+  if (!ok)
+    *why = errno_text(("cannot write " + tmp).c_str());
+  close(fd);
+  if (ok && rename(tmp.c_str(), path.c_str()) == 0)
+    return true;
+  if (ok)
+    *why = errno_text(("cannot rename " + tmp).c_str());
+  unlink(tmp.c_str());
+  return false;
+}
+
+uint64_t new_serial() {
+  uint64_t v = 0;
+  if (getrandom(&v, sizeof(v), GRND_NONBLOCK) != sizeof(v))
+    v = (static_cast<uint64_t>(time(nullptr)) << 20) ^
+        static_cast<uint64_t>(getpid()) ^ static_cast<uint64_t>(clock());
+  return v;
+}
+
+bool journaled_name(const std::string &table) {
+  return !table.empty() && table.size() <= 64 &&
+         std::all_of(table.begin(), table.end(), [](char c) {
+           return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                  (c >= '0' && c <= '9') || c == '_';
+         });
+}
+
+// An exclusive lock on the directory's lock file, released on destruction.
+class DirLock {
+public:
+  DirLock(const std::string &dir, std::string *why) {
+    fd_ = open((dir + "/lock").c_str(),
+               O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd_ < 0) {
+      *why = errno_text(("cannot lock " + dir).c_str());
+      return;
+    }
+    while (flock(fd_, LOCK_EX) != 0) {
+      if (errno != EINTR) {
+        *why = errno_text(("cannot lock " + dir).c_str());
+        close(fd_);
+        fd_ = -1;
+        return;
+      }
+    }
+  }
+  ~DirLock() {
+    if (fd_ >= 0)
+      close(fd_);
+  }
+  bool held() const { return fd_ >= 0; }
+
+private:
+  int fd_ = -1;
+};
+
+} // namespace
+
+std::string Journal::default_dir() {
+  if (const char *dir = std::getenv("FASTRESTORE_JOURNAL_DIR"))
+    return dir;
+  return "/run/fastrestore";
+}
+
+Journal::Journal(std::string dir, NetnsId ns)
+    : dir_(std::move(dir)), ns_(std::move(ns)) {}
+
+std::string Journal::prefix() const {
+  return ns_.boot + "-" + std::to_string(ns_.cookie);
+}
+
+std::string Journal::index_path() const {
+  return dir_ + "/" + prefix() + ".index";
+}
+
+std::string Journal::table_path(uint32_t family,
+                                const std::string &table) const {
+  return dir_ + "/" + prefix() + "-" + std::to_string(family) + "-" + table +
+         ".table";
+}
+
+std::optional<TableState> Journal::load(uint32_t family,
+                                        const std::string &table,
+                                        uint32_t generation,
+                                        std::string *why) const {
+  if (!journaled_name(table)) {
+    *why = "table name not journaled";
+    return std::nullopt;
+  }
+  if (!trusted_dir(dir_, why))
+    return std::nullopt;
+  std::optional<std::string> bytes = read_trusted(index_path(), kMaxIndex, why);
+  if (!bytes)
+    return std::nullopt;
+  std::optional<JournalIndex> index = decode_index(*bytes, ns_, why);
+  if (!index) {
+    *why = "index " + *why;
+    return std::nullopt;
+  }
+  if (index->generation != generation) {
+    *why = "stale: the ruleset changed since (generation " +
+           std::to_string(index->generation) + ", now " +
+           std::to_string(generation) + ")";
+    return std::nullopt;
+  }
+  const JournalIndex::Entry *entry = nullptr;
+  for (const auto &e : index->tables)
+    if (e.family == family && e.table == table)
+      entry = &e;
+  if (entry == nullptr) {
+    *why = "no record of this table";
+    return std::nullopt;
+  }
+  bytes = read_trusted(table_path(family, table), kMaxTable, why);
+  if (!bytes)
+    return std::nullopt;
+  std::optional<TableState> state = decode_table_record(
+      *bytes, JournalKey{ns_, family, table}, entry->serial, why);
+  if (!state)
+    *why = "record " + *why;
+  return state;
+}
+
+bool Journal::record(uint32_t family, const std::string &table, uint32_t before,
+                     uint32_t after, const TableState *state,
+                     const std::function<uint32_t()> &generation_now,
+                     std::string *why) {
+  if (!journaled_name(table)) {
+    *why = "table name not journaled";
+    return false;
+  }
+  if (mkdir(dir_.c_str(), 0700) != 0 && errno != EEXIST) {
+    *why = errno_text(("cannot make " + dir_).c_str());
+    return false;
+  }
+  if (!trusted_dir(dir_, why))
+    return false;
+  DirLock lock(dir_, why);
+  if (!lock.held())
+    return false;
+  if (generation_now() != after) {
+    *why = "another program committed right after this one";
+    return false;
+  }
+  JournalIndex index;
+  std::string ignored;
+  if (std::optional<std::string> bytes =
+          read_trusted(index_path(), kMaxIndex, &ignored)) {
+    std::optional<JournalIndex> old = decode_index(*bytes, ns_, &ignored);
+    if (old && old->generation == before)
+      index = std::move(*old);
+  }
+  index.tables.erase(std::remove_if(index.tables.begin(), index.tables.end(),
+                                    [&](const JournalIndex::Entry &e) {
+                                      return e.family == family &&
+                                             e.table == table;
+                                    }),
+                     index.tables.end());
+  const std::string path = table_path(family, table);
+  if (state != nullptr) {
+    const uint64_t serial = new_serial();
+    if (!write_file(
+            dir_, path,
+            encode_table_record(JournalKey{ns_, family, table}, serial, *state),
+            why))
+      return false;
+    index.tables.push_back({family, table, serial});
+  } else {
+    unlink(path.c_str());
+  }
+  index.generation = after;
+  if (!write_file(dir_, index_path(), encode_index(ns_, index), why))
+    return false;
+  prune();
+  return true;
+}
+
+void Journal::prune() const {
+  DIR *d = opendir(dir_.c_str());
+  if (d == nullptr)
+    return;
+  struct File {
+    std::string path;
+    time_t mtime;
+    uint64_t size;
+  };
+  std::vector<File> others;
+  const std::string mine = prefix();
+  const time_t now = time(nullptr);
+  uint64_t total = 0;
+  size_t count = 0;
+  while (dirent *e = readdir(d)) {
+    const std::string name = e->d_name;
+    if (name == "." || name == ".." || name == "lock")
+      continue;
+    const std::string path = dir_ + "/" + name;
+    struct stat st;
+    if (lstat(path.c_str(), &st) != 0)
+      continue;
+    const bool tmp = name.rfind(".tmp.", 0) == 0;
+    // Another boot's files can never be current; a temporary file a killed
+    // writer left, once surely abandoned.
+    if ((tmp && st.st_mtime + 60 < now) ||
+        (!tmp && name.compare(0, ns_.boot.size(), ns_.boot) != 0)) {
+      unlink(path.c_str());
+      continue;
+    }
+    ++count;
+    total += static_cast<uint64_t>(st.st_size);
+    if (!tmp && name.compare(0, mine.size(), mine) != 0)
+      others.push_back({path, st.st_mtime, static_cast<uint64_t>(st.st_size)});
+  }
+  closedir(d);
+  // Namespaces that are gone cannot be told from those that stay: the
+  // oldest other namespaces' files go first.
+  std::sort(others.begin(), others.end(),
+            [](const File &a, const File &b) { return a.mtime < b.mtime; });
+  for (const File &f : others) {
+    if (count <= kMaxFiles && total <= kMaxBytes && f.mtime + kMaxAge >= now)
+      continue;
+    unlink(f.path.c_str());
+    --count;
+    total -= f.size;
+  }
+}
+
+} // namespace fastrestore

@@ -1,0 +1,282 @@
+// The state journal (journal.h) without a kernel: records round-trip,
+// and every file it should not trust is ignored.
+#include <catch2/catch.hpp>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "fastrestore/journal.h"
+
+using namespace fastrestore;
+
+namespace {
+
+NetnsId ns(uint64_t cookie = 42) {
+  return NetnsId{"0123456789abcdef0123456789abcdef", cookie};
+}
+
+TableState sample(size_t rules = 3) {
+  TableState t;
+  StateChain input;
+  input.name = "INPUT";
+  input.base = true;
+  input.hook = 1;
+  input.prio = -150;
+  input.type = "filter";
+  input.has_policy = true;
+  input.policy = 0;
+  for (size_t i = 0; i < rules; ++i)
+    input.rules.push_back(
+        {0x1111 * (i + 1), 1000 + 3 * i, 77 + i, false, 0, 0});
+  input.rules.push_back({7, 5, 0, false, 0, 0}); // a smaller handle after
+  t.fingerprint = 0xfeed;
+  t.chains.push_back(input);
+  StateChain web;
+  web.name = "web";
+  t.chains.push_back(web);
+  return t;
+}
+
+bool same(const TableState &a, const TableState &b) {
+  if (a.chains.size() != b.chains.size() || a.fingerprint != b.fingerprint)
+    return false;
+  for (size_t c = 0; c < a.chains.size(); ++c) {
+    const StateChain &x = a.chains[c], &y = b.chains[c];
+    if (x.name != y.name || x.base != y.base || x.hook != y.hook ||
+        x.prio != y.prio || x.type != y.type || x.has_policy != y.has_policy ||
+        x.policy != y.policy || x.rules.size() != y.rules.size())
+      return false;
+    for (size_t r = 0; r < x.rules.size(); ++r)
+      if (x.rules[r].key != y.rules[r].key ||
+          x.rules[r].line != y.rules[r].line ||
+          x.rules[r].handle != y.rules[r].handle)
+        return false;
+  }
+  return true;
+}
+
+// A fresh root-only directory for one test.
+struct Dir {
+  std::string path;
+  Dir() {
+    char tmpl[] = "/tmp/journal_test.XXXXXX";
+    path = mkdtemp(tmpl);
+  }
+  ~Dir() { std::filesystem::remove_all(path); }
+  std::string file(const std::string &name) const { return path + "/" + name; }
+};
+
+uint32_t gen(uint32_t g) {
+  return g;
+}
+
+} // namespace
+
+TEST_CASE("journal: a table record round-trips, and only for its own key",
+          "[journal]") {
+  const JournalKey key{ns(), 2, "filter"};
+  const std::string bytes = encode_table_record(key, 99, sample());
+  std::string why;
+  auto back = decode_table_record(bytes, key, 99, &why);
+  REQUIRE(back);
+  CHECK(same(*back, sample()));
+  // At most 32 bytes a rule: a key, a line hash and a varint handle.
+  const std::string big = encode_table_record(key, 1, sample(100000));
+  CHECK(big.size() < 100000 * 20);
+
+  CHECK_FALSE(decode_table_record(bytes, key, 98, &why));
+  CHECK(why == "not the record the index names");
+  CHECK_FALSE(
+      decode_table_record(bytes, JournalKey{ns(43), 2, "filter"}, 99, &why));
+  CHECK(why == "of another network namespace");
+  JournalKey other_boot = key;
+  other_boot.ns.boot[0] = 'f';
+  CHECK_FALSE(decode_table_record(bytes, other_boot, 99, &why));
+  CHECK(why == "written in another boot");
+  CHECK_FALSE(
+      decode_table_record(bytes, JournalKey{ns(), 10, "filter"}, 99, &why));
+  CHECK(why == "of another table");
+}
+
+TEST_CASE("journal: truncated or altered bytes are refused", "[journal]") {
+  const JournalKey key{ns(), 2, "filter"};
+  const std::string bytes = encode_table_record(key, 5, sample());
+  std::string why;
+  for (size_t n = 0; n < bytes.size(); ++n)
+    CHECK_FALSE(decode_table_record(bytes.substr(0, n), key, 5, &why));
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    std::string bad = bytes;
+    bad[i] ^= 0x20;
+    CHECK_FALSE(decode_table_record(bad, key, 5, &why));
+  }
+  JournalIndex index;
+  index.generation = 7;
+  index.tables.push_back({2, "filter", 5});
+  const std::string ib = encode_index(ns(), index);
+  REQUIRE(decode_index(ib, ns(), &why));
+  CHECK(decode_index(ib, ns(), &why)->generation == 7);
+  CHECK_FALSE(decode_index(ib.substr(0, ib.size() - 1), ns(), &why));
+  CHECK_FALSE(decode_index(ib, ns(1), &why));
+}
+
+TEST_CASE("journal: a record is current at its generation only", "[journal]") {
+  Dir d;
+  Journal j(d.path, ns());
+  const TableState t = sample();
+  std::string why;
+  REQUIRE(j.record(
+      2, "filter", 10, 11, &t, [] { return gen(11); }, &why));
+  auto got = j.load(2, "filter", 11, &why);
+  REQUIRE(got);
+  CHECK(same(*got, t));
+  CHECK_FALSE(j.load(2, "filter", 12, &why));
+  CHECK(why.rfind("stale", 0) == 0);
+  CHECK_FALSE(j.load(2, "nat", 11, &why));
+  CHECK(why == "no record of this table");
+  // Another namespace sees nothing of it.
+  CHECK_FALSE(Journal(d.path, ns(7)).load(2, "filter", 11, &why));
+}
+
+TEST_CASE("journal: fastrestore's own commit keeps its other tables current",
+          "[journal]") {
+  Dir d;
+  Journal j(d.path, ns());
+  const TableState t = sample();
+  std::string why;
+  REQUIRE(j.record(
+      2, "filter", 10, 11, &t, [] { return gen(11); }, &why));
+  REQUIRE(j.record(
+      2, "nat", 11, 12, &t, [] { return gen(12); }, &why));
+  CHECK(j.load(2, "filter", 12, &why));
+  CHECK(j.load(2, "nat", 12, &why));
+  // A commit from a generation the index was not at (another tool came
+  // between) keeps only the table it records.
+  REQUIRE(j.record(
+      10, "filter", 20, 21, &t, [] { return gen(21); }, &why));
+  CHECK(j.load(10, "filter", 21, &why));
+  CHECK_FALSE(j.load(2, "filter", 21, &why));
+  // Forgetting a table drops its record.
+  REQUIRE(j.record(
+      10, "filter", 21, 22, nullptr, [] { return gen(22); }, &why));
+  CHECK_FALSE(j.load(10, "filter", 22, &why));
+  // Nothing is written when another commit came right after.
+  CHECK_FALSE(j.record(
+      2, "raw", 22, 23, &t, [] { return gen(24); }, &why));
+  CHECK_FALSE(j.load(2, "raw", 23, &why));
+}
+
+TEST_CASE("journal: files it should not trust are ignored", "[journal]") {
+  const TableState t = sample();
+  std::string why;
+  const std::string table_file =
+      ns().boot + "-" + std::to_string(ns().cookie) + "-2-filter.table";
+  const std::string index_file =
+      ns().boot + "-" + std::to_string(ns().cookie) + ".index";
+  auto fresh = [&](Dir &d) {
+    Journal j(d.path, ns());
+    REQUIRE(j.record(
+        2, "filter", 1, 2, &t, [] { return gen(2); }, &why));
+    REQUIRE(j.load(2, "filter", 2, &why));
+    return j;
+  };
+
+  SECTION("a record reached through a symlink") {
+    Dir d;
+    Journal j = fresh(d);
+    REQUIRE(rename(d.file(table_file).c_str(), d.file("elsewhere").c_str()) ==
+            0);
+    REQUIRE(symlink("elsewhere", d.file(table_file).c_str()) == 0);
+    CHECK_FALSE(j.load(2, "filter", 2, &why));
+    CHECK(why.find("symlink") != std::string::npos);
+  }
+  SECTION("an index reached through a symlink") {
+    Dir d;
+    Journal j = fresh(d);
+    REQUIRE(rename(d.file(index_file).c_str(), d.file("elsewhere").c_str()) ==
+            0);
+    REQUIRE(symlink("elsewhere", d.file(index_file).c_str()) == 0);
+    CHECK_FALSE(j.load(2, "filter", 2, &why));
+  }
+  SECTION("a record not owned by root") {
+    Dir d;
+    Journal j = fresh(d);
+    REQUIRE(chown(d.file(table_file).c_str(), 1000, 1000) == 0);
+    CHECK_FALSE(j.load(2, "filter", 2, &why));
+    CHECK(why.find("owned") != std::string::npos);
+  }
+  SECTION("a record others may write") {
+    Dir d;
+    Journal j = fresh(d);
+    REQUIRE(chmod(d.file(table_file).c_str(), 0666) == 0);
+    CHECK_FALSE(j.load(2, "filter", 2, &why));
+  }
+  SECTION("a directory others may write") {
+    Dir d;
+    Journal j = fresh(d);
+    REQUIRE(chmod(d.path.c_str(), 0777) == 0);
+    CHECK_FALSE(j.load(2, "filter", 2, &why));
+    CHECK_FALSE(j.record(
+        2, "filter", 2, 3, &t, [] { return gen(3); }, &why));
+  }
+  SECTION("a directory that is a symlink") {
+    Dir d;
+    fresh(d);
+    const std::string link = d.path + ".link";
+    REQUIRE(symlink(d.path.c_str(), link.c_str()) == 0);
+    CHECK_FALSE(Journal(link, ns()).load(2, "filter", 2, &why));
+    unlink(link.c_str());
+  }
+  SECTION("a truncated record") {
+    Dir d;
+    Journal j = fresh(d);
+    REQUIRE(truncate(d.file(table_file).c_str(), 20) == 0);
+    CHECK_FALSE(j.load(2, "filter", 2, &why));
+  }
+  SECTION("a corrupt index") {
+    Dir d;
+    Journal j = fresh(d);
+    std::fstream f(d.file(index_file),
+                   std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(10);
+    f.put('\x7f');
+    f.close();
+    CHECK_FALSE(j.load(2, "filter", 2, &why));
+  }
+  SECTION("another namespace's record copied in its place") {
+    Dir d;
+    Journal j = fresh(d);
+    Dir other;
+    Journal k(other.path, ns(9));
+    REQUIRE(k.record(
+        2, "filter", 1, 2, &t, [] { return gen(2); }, &why));
+    const std::string theirs = ns().boot + "-9-2-filter.table";
+    REQUIRE(rename(other.file(theirs).c_str(), d.file(table_file).c_str()) ==
+            0);
+    CHECK_FALSE(j.load(2, "filter", 2, &why));
+  }
+}
+
+TEST_CASE("journal: pruning drops other boots' files and leftovers",
+          "[journal]") {
+  Dir d;
+  const TableState t = sample();
+  std::string why;
+  Journal old_boot(d.path, NetnsId{std::string(32, 'e'), 1});
+  REQUIRE(old_boot.record(
+      2, "filter", 1, 2, &t, [] { return gen(2); }, &why));
+  Journal other_ns(d.path, NetnsId{ns().boot, 77});
+  REQUIRE(other_ns.record(
+      2, "filter", 1, 2, &t, [] { return gen(2); }, &why));
+  Journal j(d.path, ns());
+  REQUIRE(j.record(
+      2, "filter", 1, 2, &t, [] { return gen(2); }, &why));
+  CHECK_FALSE(old_boot.load(2, "filter", 2, &why));
+  CHECK(other_ns.load(2, "filter", 2, &why)); // may still be in use
+  CHECK(j.load(2, "filter", 2, &why));
+}
