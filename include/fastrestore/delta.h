@@ -45,7 +45,7 @@ struct DeltaOp {
 
 // What the delta did to one chain: its rules kept, added and removed.
 struct ChainDelta {
-  std::string chain;
+  size_t chain = 0; // desired chain, or kernel chain when `deleted`
   size_t kept = 0, added = 0, removed = 0;
   bool created = false, deleted = false;
 };

@@ -73,9 +73,23 @@ DeltaOp op(DeltaKind kind, size_t chain, size_t rule = 0, uint64_t handle = 0) {
 
 std::optional<Delta> plan_delta(const TableState &desired,
                                 const TableState &kernel, bool counters) {
-  std::map<std::string, size_t> by_name;
-  for (size_t i = 0; i < kernel.chains.size(); ++i)
-    by_name.emplace(kernel.chains[i].name, i);
+  // The kernel's chains by name (sorted indexes: one allocation however
+  // many chains).
+  std::vector<size_t> by_name(kernel.chains.size());
+  for (size_t i = 0; i < by_name.size(); ++i)
+    by_name[i] = i;
+  auto name_of = [&](size_t i) -> const std::string & {
+    return kernel.chains[i].name;
+  };
+  std::sort(by_name.begin(), by_name.end(),
+            [&](size_t a, size_t b) { return name_of(a) < name_of(b); });
+  auto find_chain = [&](const std::string &name) -> const StateChain * {
+    auto it = std::lower_bound(
+        by_name.begin(), by_name.end(), name,
+        [&](size_t i, const std::string &n) { return name_of(i) < n; });
+    return it != by_name.end() && name_of(*it) == name ? &kernel.chains[*it]
+                                                        : nullptr;
+  };
 
   Delta out;
   out.kept_handles.resize(desired.chains.size());
@@ -87,17 +101,15 @@ std::optional<Delta> plan_delta(const TableState &desired,
     auto &handles = out.kept_handles[c];
     handles.assign(want.rules.size(), 0);
     ChainDelta counts;
-    counts.chain = want.name;
-    auto found = by_name.find(want.name);
-    const StateChain *have =
-        found == by_name.end() ? nullptr : &kernel.chains[found->second];
+    counts.chain = c;
+    const StateChain *have = find_chain(want.name);
     if (have != nullptr) {
       if (have->base != want.base)
         return std::nullopt;
       if (have->base && (have->hook != want.hook || have->prio != want.prio ||
                          have->type != want.type))
         return std::nullopt;
-      wanted[found->second] = true;
+      wanted[static_cast<size_t>(have - kernel.chains.data())] = true;
     }
 
     if (have == nullptr) {
@@ -199,7 +211,7 @@ std::optional<Delta> plan_delta(const TableState &desired,
       continue;
     const StateChain &k = kernel.chains[i];
     ChainDelta counts;
-    counts.chain = k.name;
+    counts.chain = i;
     counts.deleted = true;
     counts.removed = k.rules.size();
     if (!k.rules.empty())

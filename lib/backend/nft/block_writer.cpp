@@ -38,6 +38,8 @@ namespace {
 // whole-block model (-D, -R, -I N, -E, ...) is parsed again from its text
 // and planned as a whole.
 class BlockWriter : public RestoreWriter {
+  struct KnownLine; // --incremental: a line the journal knows
+
 public:
   BlockWriter(const RestoreConfig &cfg, Transport *transport,
               const BlockSource &block, std::ostream &out)
@@ -134,7 +136,6 @@ public:
       begin_block(*batch_, table, loc, !cfg_.noflush, table_ready_);
     needs_model_ = false;
     refusals_.clear();
-    sizes_.clear();
     begin_journal();
   }
 
@@ -142,10 +143,10 @@ public:
     if (known_lines_.empty() || needs_model_ || line.size() < 4 ||
         line.compare(0, 3, "-A ") != 0)
       return false;
-    auto it = known_lines_.find(hash64(line));
-    if (it == known_lines_.end())
+    const KnownLine *known = find_line(hash64(line));
+    if (known == nullptr)
       return false;
-    unparsed_.push_back({lineno, it->second.first, it->second.second});
+    unparsed_.push_back({lineno, known->chain, known->rule});
     ++phase_stats().rules;
     ++phase_stats().unparsed;
     return true;
@@ -242,12 +243,12 @@ private:
     const uint32_t generation = *genid_;
     std::optional<TableState> kernel;
     std::optional<DesiredTable> want;
-    RuleKey how = RuleKey::message;
+    bool read = false; // the kernel's side read from the kernel
     if (journal_state_) {
       kernel = std::move(journal_state_);
       journal_state_.reset();
       stats.state_source = "the journal";
-      want = desired_table(*batch_, how);
+      want = desired_table(*batch_);
       // Lines taken unparsed join the rules parsed; when the delta needs
       // more of them than their keys, the block is parsed whole again.
       if (!unparsed_.empty() && !needs_model_ &&
@@ -258,29 +259,37 @@ private:
     } else {
       stats.journal_note = journal_ != nullptr ? journal_why_ : journal_off_;
     }
-    if (!kernel && read_pays()) {
-      how = RuleKey::identity;
-      want = desired_table(*batch_, how);
-      if (want && !want->state.chains.empty()) {
+    if (!kernel) {
+      want = desired_table(*batch_);
+      if (want && !want->state.chains.empty() && reading_pays(sizes(*want))) {
         KernelTable kt = transport_->read_table(batch_family(), table_);
         // A table holding sets or other objects (made with nft) loses
         // them in a replacement: replaced.
         if (kt.exists && kt.use == kt.chains.size())
           kernel = kernel_side(kt);
-        if (kernel)
+        read = kernel.has_value();
+        if (read)
           stats.state_source = "reading the table";
       }
     }
     std::optional<Delta> delta;
-    if (kernel && want && !want->state.chains.empty())
+    if (kernel && want && !want->state.chains.empty()) {
+      // A table read is compared by identity (rule_identity), the
+      // journal's by message; the journal keeps message keys.
+      std::vector<uint64_t> message_keys;
+      if (read)
+        message_keys = rekey(*want, RuleKey::identity);
       delta = plan_delta(want->state, *kernel, cfg_.counters);
+      if (read)
+        rekey(*want, message_keys);
+    }
     const bool partial = !unparsed_.empty() && !needs_model_;
     if (partial && (!delta || !has_messages(*delta, *want))) {
       parse_again();
       return;
     }
     if (!delta) {
-      send_replacement(generation, want, how);
+      send_replacement(generation, want);
       return;
     }
     for (const auto &c : delta->chains) {
@@ -298,53 +307,74 @@ private:
       if (journal_ != nullptr)
         JournalKeeper::ask_echo(changes, made);
       changes.finish();
-      commit_batch(changes, *transport_, &generation);
+      try {
+        commit_batch(changes, *transport_, &generation);
+      } catch (const Error &) {
+        // Refused (nothing changed): with lines taken unparsed, the error
+        // is the one parsing every line finds (a kept line that jumps to
+        // a chain the block no longer declares), as without the journal.
+        if (!partial)
+          throw;
+        parse_again();
+        return;
+      }
     }
     // Read from the kernel, or changed: the journal learns the table.
-    if (journal_ != nullptr &&
-        (send || how == RuleKey::identity || !want_fingerprint_current_))
-      keep_journal(generation, send, &*want, how, &delta->kept_handles, made);
+    if (journal_ != nullptr && (send || read || !want_fingerprint_current_))
+      keep_journal(generation, send, &*want, &delta->kept_handles, made);
   }
 
   // The block's replacement batch sent whole, with `generation`; the
   // journal records the table it makes.
-  void send_replacement(uint32_t generation, std::optional<DesiredTable> &want,
-                        RuleKey how) {
-    if (journal_ != nullptr && (!want || how != RuleKey::message))
-      want = desired_table(*batch_, RuleKey::message);
+  void send_replacement(uint32_t generation,
+                        std::optional<DesiredTable> &want) {
+    if (journal_ != nullptr && !want)
+      want = desired_table(*batch_);
     const bool whole = want && !want->state.chains.empty();
     if (journal_ != nullptr && whole)
       JournalKeeper::ask_echo(*batch_, want->allocations);
     commit_batch(*batch_, *transport_, &generation);
     if (journal_ != nullptr)
-      keep_journal(generation, true, whole ? &*want : nullptr, RuleKey::message,
-                   nullptr,
+      keep_journal(generation, true, whole ? &*want : nullptr, nullptr,
                    whole ? want->allocations : std::vector<Allocation>{});
   }
 
   void keep_journal(uint32_t generation, bool committed, DesiredTable *want,
-                    RuleKey how, const std::vector<std::vector<uint64_t>> *kept,
+                    const std::vector<std::vector<uint64_t>> *kept,
                     const std::vector<Allocation> &made) {
     if (want != nullptr)
       note_lines(*want);
     std::string why;
     if (!journal_->record(*transport_, batch_family(), table_, generation,
-                          committed, want, how, kept, made, &why))
+                          committed, want, kept, made, &why))
       phase_stats().journal_note = "not kept: " + why;
   }
 
-  // Whether reading the kernel's table pays (reading_pays), from the sizes
-  // counted while the block streamed in, or else from the replacement.
-  bool read_pays() {
-    if (!needs_model_)
-      return streamed_read_pays();
-    std::optional<DesiredTable> want = desired_table(*batch_, RuleKey::message);
-    if (!want)
-      return false;
-    std::vector<std::pair<size_t, bool>> sizes;
-    for (const auto &c : want->state.chains)
-      sizes.emplace_back(c.rules.size(), c.base);
-    return reading_pays(sizes);
+  static std::vector<std::pair<size_t, bool>> sizes(const DesiredTable &want) {
+    std::vector<std::pair<size_t, bool>> out;
+    for (const auto &c : want.state.chains)
+      out.emplace_back(c.rules.size(), c.base);
+    return out;
+  }
+
+  // Gives `want`'s rules keys of kind `how`; returns the keys they had.
+  static std::vector<uint64_t> rekey(DesiredTable &want, RuleKey how) {
+    std::vector<uint64_t> old;
+    for (size_t c = 0; c < want.state.chains.size(); ++c)
+      for (size_t d = 0; d < want.state.chains[c].rules.size(); ++d) {
+        old.push_back(want.state.chains[c].rules[d].key);
+        want.state.chains[c].rules[d].key =
+            rule_key(want.rule_messages[c][d], how);
+      }
+    return old;
+  }
+
+  // Gives `want`'s rules back the keys `keys` (rekey's).
+  static void rekey(DesiredTable &want, const std::vector<uint64_t> &keys) {
+    size_t i = 0;
+    for (auto &c : want.state.chains)
+      for (auto &r : c.rules)
+        r.key = keys[i++];
   }
 
   // --incremental with the journal: its record of the table, read at the
@@ -373,12 +403,34 @@ private:
     }
     if (parse_all_)
       return;
+    // An open-addressing table of at least twice the rules (line hashes
+    // are hashes already: their low bits are the slot).
     const auto &chains = journal_state_->chains;
-    known_lines_.reserve(journal_state_->rule_count());
+    size_t slots = 16;
+    while (slots < 2 * journal_state_->rule_count())
+      slots *= 2;
+    known_lines_.assign(slots, KnownLine{0, 0, 0});
     for (uint32_t c = 0; c < chains.size(); ++c)
-      for (uint32_t r = 0; r < chains[c].rules.size(); ++r)
-        if (chains[c].rules[r].line != 0)
-          known_lines_.emplace(chains[c].rules[r].line, std::make_pair(c, r));
+      for (uint32_t r = 0; r < chains[c].rules.size(); ++r) {
+        const uint64_t h = chains[c].rules[r].line;
+        if (h == 0)
+          continue;
+        size_t i = h & (slots - 1);
+        while (known_lines_[i].line != 0 && known_lines_[i].line != h)
+          i = (i + 1) & (slots - 1);
+        if (known_lines_[i].line == 0)
+          known_lines_[i] = {h, c, r};
+      }
+  }
+
+  const KnownLine *find_line(uint64_t h) const {
+    if (h == 0)
+      return nullptr;
+    const size_t mask = known_lines_.size() - 1;
+    for (size_t i = h & mask; known_lines_[i].line != 0; i = (i + 1) & mask)
+      if (known_lines_[i].line == h)
+        return &known_lines_[i];
+    return nullptr;
   }
 
   uint64_t fingerprint() {
@@ -389,15 +441,14 @@ private:
 
   // The lines taken unparsed, each as its journal rule's key, into `want`
   // (the rules parsed) in line order. False when a line's chain is not in
-  // the block, or a chain of the journal is not (a kept line may jump to
-  // it): the block is then parsed whole.
+  // the block: the block is then parsed whole. (A kept line that jumps to
+  // a chain the block no longer declares keeps the kernel from deleting
+  // that chain: the batch is refused, and the block parsed whole.)
   bool take_unparsed(DesiredTable &want, const TableState &journal) {
     std::unordered_map<std::string_view, size_t> chain_of;
+    chain_of.reserve(want.state.chains.size());
     for (size_t c = 0; c < want.state.chains.size(); ++c)
       chain_of.emplace(want.state.chains[c].name, c);
-    for (const auto &jc : journal.chains)
-      if (!chain_of.count(jc.name))
-        return false;
     std::vector<std::vector<const Unparsed *>> extra(want.state.chains.size());
     for (const Unparsed &u : unparsed_) {
       auto it = chain_of.find(journal.chains[u.chain].name);
@@ -483,39 +534,30 @@ private:
                  if (n >= first && n - first < static_cast<int>(hashes.size()))
                    hashes[static_cast<size_t>(n - first)] = hash64(l);
                });
+    // The line of each rule, as an index into hashes; a line that made
+    // several rules (-s a,b) is parsed every time: its hash stands for
+    // one rule.
+    auto slot = [&](int n) {
+      return n >= first && n - first < static_cast<int>(hashes.size())
+                 ? static_cast<size_t>(n - first)
+                 : SIZE_MAX;
+    };
+    std::vector<uint8_t> rules_of(hashes.size(), 0);
+    for (const auto &lines : want.rule_lines)
+      for (int n : lines)
+        if (const size_t i = slot(n); i != SIZE_MAX && rules_of[i] < 2)
+          ++rules_of[i];
     for (size_t c = 0; c < want.state.chains.size(); ++c)
       for (size_t d = 0; d < want.state.chains[c].rules.size(); ++d) {
         const int n = want.rule_lines[c][d];
-        const bool known = n >= first &&
-                           n - first < static_cast<int>(hashes.size()) &&
-                           !looked_up_.count(n);
-        want.state.chains[c].rules[d].line =
-            known ? hashes[static_cast<size_t>(n - first)] : 0;
+        const size_t i = slot(n);
+        const bool known =
+            i != SIZE_MAX && rules_of[i] == 1 && !looked_up_.count(n);
+        want.state.chains[c].rules[d].line = known ? hashes[i] : 0;
       }
   }
 
   uint32_t batch_family() const { return nfproto_of(cfg_.family); }
-
-  // The chains' sizes as the block streams in, for reading_pays.
-  void count_rules() {
-    for (const auto &op : ops_) {
-      size_t &n = sizes_[op.chain.name];
-      if (op.kind == OpKind::rule_append || op.kind == OpKind::rule_insert)
-        ++n;
-      else if (op.kind == OpKind::chain_flush)
-        n = 0;
-    }
-  }
-
-  // Whether to read the kernel's table (reading_pays), judged before the
-  // block is planned again from the sizes counted while it streamed in.
-  bool streamed_read_pays() const {
-    const BuiltinTable *t = find_builtin_table(table_, cfg_.family);
-    std::vector<std::pair<size_t, bool>> chains;
-    for (const auto &[name, n] : sizes_)
-      chains.emplace_back(n, t != nullptr && find_builtin_chain(*t, name));
-    return reading_pays(chains);
-  }
 
   std::string chain_key(const std::string &chain) const {
     return std::to_string(static_cast<int>(cfg_.family)) + "/" + table_ + "/" +
@@ -588,8 +630,6 @@ private:
     if (!planned)
       return;
     // Encoding refusals are iptables-nft's parse errors: not held.
-    if (incremental())
-      count_rules();
     for (const auto &op : ops_) {
       if (coalescer_ != nullptr)
         note_chains(op);
@@ -739,15 +779,19 @@ private:
   std::optional<OpPlanner> planner_;
   std::unique_ptr<Batch> batch_;
   std::vector<Op> ops_;
-  std::unordered_map<std::string, size_t> sizes_; // --incremental
-  std::unique_ptr<JournalKeeper> journal_;        // --incremental
-  std::string journal_off_;                       // why there is no journal_
+  std::unique_ptr<JournalKeeper> journal_; // --incremental
+  std::string journal_off_;                // why there is no journal_
   std::string journal_why_; // why the block has no journal_state_
   std::optional<TableState> journal_state_;
   std::optional<uint64_t> fingerprint_;
   bool want_fingerprint_current_ = true; // the record's is this process's
-  // Journal rule (chain, rule) of each line hash the record knows.
-  std::unordered_map<uint64_t, std::pair<uint32_t, uint32_t>> known_lines_;
+  // The line hashes the record knows, with their journal rule (an
+  // open-addressing table; empty when no line may be taken unparsed).
+  struct KnownLine {
+    uint64_t line;
+    uint32_t chain, rule;
+  };
+  std::vector<KnownLine> known_lines_;
   struct Unparsed {
     int line;
     uint32_t chain, rule; // in journal_state_

@@ -64,7 +64,6 @@ void JournalKeeper::ask_echo(Batch &batch,
 bool JournalKeeper::record(Transport &transport, uint32_t family,
                            const std::string &table, uint32_t before,
                            bool committed, const DesiredTable *want,
-                           RuleKey how,
                            const std::vector<std::vector<uint64_t>> *kept,
                            const std::vector<Allocation> &made,
                            std::string *why) {
@@ -88,24 +87,13 @@ bool JournalKeeper::record(Transport &transport, uint32_t family,
   state.chains.reserve(want->state.chains.size());
   for (size_t c = 0; c < want->state.chains.size(); ++c) {
     const StateChain &w = want->state.chains[c];
-    StateChain &s = state.chains.emplace_back();
-    s.name = w.name;
-    s.base = w.base;
-    s.hook = w.hook;
-    s.prio = w.prio;
-    s.type = w.type;
+    // The chain as made: a base chain without a policy accepts.
+    StateChain &s = state.chains.emplace_back(w);
     s.has_policy = w.base;
     s.policy = w.has_policy ? w.policy : NF_ACCEPT;
-    s.rules.resize(w.rules.size());
-    for (size_t d = 0; d < w.rules.size(); ++d) {
-      s.rules[d].key =
-          how == RuleKey::message
-              ? w.rules[d].key
-              : rule_key(want->rule_messages[c][d], RuleKey::message);
-      s.rules[d].line = w.rules[d].line;
+    for (size_t d = 0; d < w.rules.size(); ++d)
       if (kept != nullptr)
         s.rules[d].handle = (*kept)[c][d];
-    }
   }
   if (!made.empty()) {
     // The first and last made get their handles echoed (ask_echo).

@@ -35,14 +35,14 @@ public:
   static void ask_echo(Batch &batch, const std::vector<Allocation> &made);
 
   // After a batch sent with generation `before` (committed: the kernel took
-  // it; false: nothing was sent) left the table `want`, keyed `how`: kept rules
-  // at `kept` (the delta's kept_handles; none: all made), the rest made by
-  // `made`, whose handles follow from the transport's echoes. With `want` null
-  // the table's record is forgotten. False, with the reason, when nothing was
-  // recorded.
+  // it; false: nothing was sent) left the table `want` (keyed by message): kept
+  // rules at `kept` (the delta's kept_handles; none: all made), the rest made
+  // by `made`, whose handles follow from the transport's echoes. With `want`
+  // null the table's record is forgotten. False, with the reason, when nothing
+  // was recorded.
   bool record(Transport &transport, uint32_t family, const std::string &table,
               uint32_t before, bool committed, const DesiredTable *want,
-              RuleKey how, const std::vector<std::vector<uint64_t>> *kept,
+              const std::vector<std::vector<uint64_t>> *kept,
               const std::vector<Allocation> &made, std::string *why);
 
 private:

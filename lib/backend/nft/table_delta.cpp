@@ -7,6 +7,7 @@
 #include <linux/netlink.h>
 
 #include <cstring>
+#include <unordered_map>
 
 #include "fastrestore/hash64.h"
 #include "fastrestore/nft_attrs.h"
@@ -68,6 +69,19 @@ bool uses_set(const std::string &identity) {
          identity.find("\nlookup ") != std::string::npos;
 }
 
+// A chain's name, kind and policy (no rules, no counters).
+StateChain state_chain(const KernelChain &kc) {
+  StateChain sc;
+  sc.name = kc.name;
+  sc.base = kc.base;
+  sc.hook = kc.hook;
+  sc.prio = kc.prio;
+  sc.type = kc.type;
+  sc.has_policy = kc.has_policy;
+  sc.policy = kc.policy;
+  return sc;
+}
+
 const nlmsghdr *header(std::string_view m) {
   return reinterpret_cast<const nlmsghdr *>(m.data());
 }
@@ -110,12 +124,12 @@ uint64_t rule_key(std::string_view message, RuleKey how) {
   return hash64(rule_identity(message));
 }
 
-std::optional<DesiredTable> desired_table(const Batch &replacement,
-                                          RuleKey how) {
+std::optional<DesiredTable> desired_table(const Batch &replacement) {
   DesiredTable out;
   bool simple = true;
   size_t seen = 0;
   size_t chain = SIZE_MAX; // the chain of the last rule
+  std::unordered_map<std::string, size_t> chain_of;
   replacement.each_message([&](std::string_view m, size_t index) {
     if (!simple)
       return;
@@ -130,10 +144,9 @@ std::optional<DesiredTable> desired_table(const Batch &replacement,
     if (type == NFT_MSG_NEWCHAIN) {
       std::string table;
       KernelChain kc = parse_chain(header(m), &table);
-      size_t c = 0;
-      while (c < out.state.chains.size() && out.state.chains[c].name != kc.name)
-        ++c;
-      if (c == out.state.chains.size()) {
+      auto [at, made_now] = chain_of.emplace(kc.name, out.state.chains.size());
+      const size_t c = at->second;
+      if (made_now) {
         out.allocations.push_back({index, c, SIZE_MAX});
         out.state.chains.emplace_back().name = kc.name;
         out.chain_messages.emplace_back();
@@ -143,13 +156,14 @@ std::optional<DesiredTable> desired_table(const Batch &replacement,
         out.rule_lines.emplace_back();
       }
       StateChain &sc = out.state.chains[c];
-      sc.base = kc.base;
-      sc.hook = kc.hook;
-      sc.prio = kc.prio;
-      sc.type = kc.type;
-      if (kc.has_policy) {
+      const StateChain made = state_chain(kc);
+      sc.base = made.base;
+      sc.hook = made.hook;
+      sc.prio = made.prio;
+      sc.type = made.type;
+      if (made.has_policy) {
         sc.has_policy = true;
-        sc.policy = kc.policy;
+        sc.policy = made.policy;
       }
       if (has_attr(m, NFTA_CHAIN_COUNTERS)) {
         sc.counters = true;
@@ -166,17 +180,15 @@ std::optional<DesiredTable> desired_table(const Batch &replacement,
       return;
     }
     if (chain == SIZE_MAX || out.state.chains[chain].name != name) {
-      chain = 0;
-      while (chain < out.state.chains.size() &&
-             out.state.chains[chain].name != name)
-        ++chain;
-      if (chain == out.state.chains.size()) {
+      auto it = chain_of.find(std::string(name));
+      if (it == chain_of.end()) {
         simple = false; // a rule in a chain the batch does not make
         return;
       }
+      chain = it->second;
     }
     StateRule r;
-    r.key = rule_key(m, how);
+    r.key = rule_key(m, RuleKey::message);
     r.counters = replacement.counters_given(index);
     out.allocations.push_back(
         {index, chain, out.state.chains[chain].rules.size()});
@@ -188,27 +200,19 @@ std::optional<DesiredTable> desired_table(const Batch &replacement,
   if (!simple || seen < 2)
     return std::nullopt;
   // A rule's counters as given (the counter expression's).
-  if (how == RuleKey::message)
-    for (size_t c = 0; c < out.state.chains.size(); ++c)
-      for (size_t d = 0; d < out.state.chains[c].rules.size(); ++d)
-        if (out.state.chains[c].rules[d].counters)
-          rule_identity(out.rule_messages[c][d],
-                        &out.state.chains[c].rules[d].packets,
-                        &out.state.chains[c].rules[d].bytes);
+  for (size_t c = 0; c < out.state.chains.size(); ++c)
+    for (size_t d = 0; d < out.state.chains[c].rules.size(); ++d)
+      if (out.state.chains[c].rules[d].counters)
+        rule_identity(out.rule_messages[c][d],
+                      &out.state.chains[c].rules[d].packets,
+                      &out.state.chains[c].rules[d].bytes);
   return out;
 }
 
 std::optional<TableState> kernel_side(const KernelTable &table) {
   TableState out;
   for (const KernelChain &kc : table.chains) {
-    StateChain &sc = out.chains.emplace_back();
-    sc.name = kc.name;
-    sc.base = kc.base;
-    sc.hook = kc.hook;
-    sc.prio = kc.prio;
-    sc.type = kc.type;
-    sc.has_policy = kc.has_policy;
-    sc.policy = kc.policy;
+    StateChain &sc = out.chains.emplace_back(state_chain(kc));
     sc.counters = true;
     sc.packets = kc.packets;
     sc.bytes = kc.bytes;

@@ -46,10 +46,10 @@ struct DesiredTable {
   std::vector<Allocation> allocations;      // of the replacement batch
 };
 
-// nullopt when `replacement` does more than make the table again from
-// chains and appended rules (a rule with a set, a flush, an insertion).
-std::optional<DesiredTable> desired_table(const Batch &replacement,
-                                          RuleKey how);
+// Rules keyed by message; nullopt when `replacement` does more than make
+// the table again from chains and appended rules (a rule with a set, a
+// flush, an insertion).
+std::optional<DesiredTable> desired_table(const Batch &replacement);
 
 // The kernel's table as a delta's kernel side, rules keyed by identity;
 // nullopt when a rule uses a set (its name changes with every load).
