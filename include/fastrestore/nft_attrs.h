@@ -5,8 +5,13 @@
 #include <libmnl/libmnl.h>
 #include <linux/netfilter/nfnetlink.h>
 
+#include <endian.h>
+#include <linux/netfilter/nf_tables.h>
+
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <string_view>
 #include <type_traits>
 
 namespace fastrestore::nft {
@@ -38,6 +43,22 @@ template <class A> auto *attr_data(A *a) {
   return reinterpret_cast<Byte *>(a) + MNL_ATTR_HDRLEN;
 }
 
+// A string attribute's text, up to its terminating NUL (as libnftnl reads
+// it).
+inline std::string_view attr_text(const nlattr *a) {
+  const char *p = attr_data(a);
+  return std::string_view(p, strnlen(p, attr_len(a)));
+}
+
+// A big-endian 64-bit attribute (handles, counters); 0 when shorter.
+inline uint64_t attr_be64(const nlattr *a) {
+  uint64_t v = 0;
+  if (attr_len(a) < sizeof(v))
+    return 0;
+  std::memcpy(&v, attr_data(a), sizeof(v));
+  return be64toh(v);
+}
+
 // The attributes nested in `nest` (const or mutable as `nest` is).
 template <class A, class F> void each_nested(A *nest, F fn) {
   using Payload = std::conditional_t<std::is_const_v<A>, const nlattr, nlattr>;
@@ -51,6 +72,16 @@ template <class F> void each_top(const nlmsghdr *m, F fn) {
   each_attr(static_cast<const nlattr *>(
                 mnl_nlmsg_get_payload_offset(m, sizeof(nfgenmsg))),
             m->nlmsg_len - MNL_NLMSG_HDRLEN - MNL_ALIGN(sizeof(nfgenmsg)), fn);
+}
+
+// The name of an expression (an element of NFTA_RULE_EXPRESSIONS).
+inline std::string_view expr_name(const nlattr *elem) {
+  std::string_view name;
+  each_nested(elem, [&](const nlattr *a) {
+    if (attr_type(a) == NFTA_EXPR_NAME)
+      name = attr_text(a);
+  });
+  return name;
 }
 
 } // namespace fastrestore::nft

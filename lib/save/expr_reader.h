@@ -22,7 +22,7 @@ public:
   explicit ExprReader(const nlattr *elem) {
     nft::each_nested(elem, [this](const nlattr *a) {
       if (nft::attr_type(a) == NFTA_EXPR_NAME)
-        name_ = str(a);
+        name_ = nft::attr_text(a);
       else if (nft::attr_type(a) == NFTA_EXPR_DATA)
         nft::each_nested(a, [this](const nlattr *d) {
           uint16_t t = nft::attr_type(d);
@@ -50,15 +50,11 @@ public:
   }
   uint64_t u64(uint16_t t) const {
     const nlattr *a = attr(t);
-    if (a == nullptr || nft::attr_len(a) < 8)
-      return 0;
-    uint64_t v;
-    std::memcpy(&v, nft::attr_data(a), 8);
-    return be64toh(v);
+    return a != nullptr ? nft::attr_be64(a) : 0;
   }
   std::string_view string(uint16_t t) const {
     const nlattr *a = attr(t);
-    return a != nullptr ? str(a) : std::string_view();
+    return a != nullptr ? nft::attr_text(a) : std::string_view();
   }
   // The bytes of a data attribute (nested NFTA_DATA_VALUE), raw; len 0
   // when absent.
@@ -85,11 +81,6 @@ public:
   }
 
 private:
-  static std::string_view str(const nlattr *a) {
-    const char *p = nft::attr_data(a);
-    return std::string_view(p, strnlen(p, nft::attr_len(a)));
-  }
-
   std::string_view name_;
   const nlattr *attrs_[kMax] = {};
 };

@@ -33,15 +33,6 @@ bool marked(const nlattr *udata) {
   return marked;
 }
 
-std::string_view expr_name(const nlattr *elem) {
-  std::string_view name;
-  each_nested(elem, [&](const nlattr *a) {
-    if (attr_type(a) == NFTA_EXPR_NAME && attr_len(a) > 0)
-      name = std::string_view(attr_data(a), strnlen(attr_data(a), attr_len(a)));
-  });
-  return name;
-}
-
 // The verdict code an immediate expression sets, if any.
 std::optional<uint32_t> immediate_verdict(const nlattr *elem) {
   std::optional<uint32_t> verdict;

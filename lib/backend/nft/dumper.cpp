@@ -21,14 +21,7 @@ namespace fastrestore::nft {
 namespace {
 
 std::string str(const nlattr *a) {
-  auto *p = static_cast<const char *>(mnl_attr_get_payload(a));
-  return std::string(p, strnlen(p, mnl_attr_get_payload_len(a)));
-}
-
-uint64_t be64(const nlattr *a) {
-  uint64_t v;
-  std::memcpy(&v, mnl_attr_get_payload(a), 8);
-  return be64toh(v);
+  return std::string(attr_text(a));
 }
 
 } // namespace
@@ -44,7 +37,7 @@ KernelChain parse_chain(const nlmsghdr *m, std::string *table) {
       c.name = str(a);
       break;
     case NFTA_CHAIN_HANDLE:
-      c.handle = be64(a);
+      c.handle = attr_be64(a);
       break;
     case NFTA_CHAIN_TYPE:
       c.type = str(a);
@@ -66,9 +59,9 @@ KernelChain parse_chain(const nlmsghdr *m, std::string *table) {
     case NFTA_CHAIN_COUNTERS:
       each_nested(a, [&](const nlattr *x) {
         if (mnl_attr_get_type(x) == NFTA_COUNTER_PACKETS)
-          c.packets = be64(x);
+          c.packets = attr_be64(x);
         else if (mnl_attr_get_type(x) == NFTA_COUNTER_BYTES)
-          c.bytes = be64(x);
+          c.bytes = attr_be64(x);
       });
       break;
     }

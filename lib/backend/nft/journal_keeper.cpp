@@ -22,10 +22,8 @@ uint64_t echoed_handle(const std::string &m) {
   if (want == 0)
     return 0;
   each_top(nlh, [&](const nlattr *a) {
-    if (attr_type(a) == want && attr_len(a) == sizeof(uint64_t)) {
-      std::memcpy(&handle, attr_data(a), sizeof(handle));
-      handle = be64toh(handle);
-    }
+    if (attr_type(a) == want)
+      handle = attr_be64(a);
   });
   return handle;
 }

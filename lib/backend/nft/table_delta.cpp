@@ -18,33 +18,13 @@
 namespace fastrestore::nft {
 namespace {
 
-std::string_view attr_view(const nlattr *a) {
-  return std::string_view(attr_data(a), attr_len(a));
-}
-
-// A string attribute without its terminating NUL.
-std::string_view attr_string(const nlattr *a) {
-  std::string_view s = attr_view(a);
-  const size_t nul = s.find('\0');
-  return nul == std::string_view::npos ? s : s.substr(0, nul);
-}
-
-bool is_counter(const nlattr *elem) {
-  bool counter = false;
-  each_nested(elem, [&](const nlattr *a) {
-    if (attr_type(a) == NFTA_EXPR_NAME && attr_string(a) == "counter")
-      counter = true;
-  });
-  return counter;
-}
-
 uint64_t message_key(const nlmsghdr *m) {
   uint64_t h = hash64_seed;
   each_top(m, [&](const nlattr *a) {
     switch (attr_type(a)) {
     case NFTA_RULE_EXPRESSIONS:
       each_nested(a, [&](const nlattr *e) {
-        if (!is_counter(e))
+        if (expr_name(e) != "counter")
           h = hash64(
               std::string_view(reinterpret_cast<const char *>(e), e->nla_len),
               h);
@@ -98,7 +78,7 @@ bool plain_append(std::string_view m, std::string_view &chain) {
   each_top(header(m), [&](const nlattr *a) {
     switch (attr_type(a)) {
     case NFTA_RULE_CHAIN:
-      chain = attr_string(a);
+      chain = attr_text(a);
       break;
     case NFTA_RULE_POSITION:
     case NFTA_RULE_HANDLE:
