@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,17 @@ public:
   // Reads the chains and rule handles of one table: one chain dump and one
   // rule dump. Throws Error when the kernel cannot be asked.
   virtual KernelTable read_table(uint32_t family, const std::string &table) = 0;
+  // The table's chains, with the rules of those in `rules_of` only.
+  virtual KernelTable read_chains(uint32_t family, const std::string &table,
+                                  const std::set<std::string> &rules_of) {
+    KernelTable t = read_table(family, table);
+    for (auto &c : t.chains)
+      if (!rules_of.count(c.name)) {
+        c.rules.clear();
+        c.messages.clear();
+      }
+    return t;
+  }
   // Whether the kernel has this chain (one GETCHAIN, not a dump).
   virtual bool chain_exists(uint32_t family, const std::string &table,
                             const std::string &chain) = 0;

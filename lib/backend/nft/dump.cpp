@@ -87,11 +87,12 @@ void drain(mnl_socket *nl, char *buf, size_t size) {
 }
 
 KernelTable read_kernel_table(mnl_socket *nl, uint32_t family,
-                              const std::string &table) {
+                              const std::string &table,
+                              const std::set<std::string> *rules_of) {
   // A dump another commit interrupts is read again, as iptables-nft does.
   for (int attempt = 1;; ++attempt) {
     try {
-      return read_kernel_table_once(nl, family, table);
+      return read_kernel_table_once(nl, family, table, rules_of);
     } catch (const DumpInterrupted &) {
       if (attempt == 100) {
         errno = EINTR;
@@ -102,7 +103,8 @@ KernelTable read_kernel_table(mnl_socket *nl, uint32_t family,
 }
 
 KernelTable read_kernel_table_once(mnl_socket *nl, uint32_t family,
-                                   const std::string &table) {
+                                   const std::string &table,
+                                   const std::set<std::string> *rules_of) {
   KernelTable out;
   std::vector<char> req(MNL_SOCKET_BUFFER_SIZE);
   uint32_t seq = static_cast<uint32_t>(time(nullptr));
@@ -128,17 +130,22 @@ KernelTable read_kernel_table_once(mnl_socket *nl, uint32_t family,
   nlh = nftnl_nlmsg_build_hdr(req.data(), NFT_MSG_GETTABLE, family, NLM_F_ACK,
                               ++seq);
   mnl_attr_put_strz(nlh, NFTA_TABLE_NAME, table.c_str());
-  run_dump(nl, nlh, "table", [&](const nlmsghdr *m) {
+  // (A chain dump of a table that does not exist is merely empty.)
+  out.exists = run_dump(nl, nlh, "table", [&](const nlmsghdr *m) {
     nft::each_top(m, [&](const nlattr *a) {
       if (mnl_attr_get_type(a) == NFTA_TABLE_USE)
         out.use = ntohl(mnl_attr_get_u32(a));
     });
   });
+  if (!out.exists)
+    out.chains.clear();
 
   // One rule dump per chain: the kernel resumes a dump by walking again
   // from the first rule it covers, so one dump of the whole table costs
   // time quadratic in all its rules, one per chain only in each chain's.
   for (auto &kc : out.chains) {
+    if (rules_of != nullptr && !rules_of->count(kc.name))
+      continue;
     nlh = nftnl_nlmsg_build_hdr(req.data(), NFT_MSG_GETRULE, family, NLM_F_DUMP,
                                 ++seq);
     nftnl_rule *r = nftnl_rule_alloc();

@@ -4,6 +4,7 @@
 #include <libmnl/libmnl.h>
 
 #include <functional>
+#include <set>
 #include <string>
 
 #include "fastrestore/nft_dumper.h"
@@ -11,8 +12,11 @@
 
 namespace fastrestore::nft {
 
+// One table with the rules of every chain, or (`rules_of` given) only of
+// the chains it names.
 KernelTable read_kernel_table(mnl_socket *nl, uint32_t family,
-                              const std::string &table);
+                              const std::string &table,
+                              const std::set<std::string> *rules_of = nullptr);
 
 // The ruleset's generation id (one GETGEN): every commit changes it.
 uint32_t kernel_generation(mnl_socket *nl);
@@ -35,6 +39,7 @@ struct DumpInterrupted {};
 bool ends_answer(const char *buf, size_t len);
 void drain(mnl_socket *nl, char *buf, size_t size);
 KernelTable read_kernel_table_once(mnl_socket *nl, uint32_t family,
-                                   const std::string &table);
+                                   const std::string &table,
+                                   const std::set<std::string> *rules_of);
 
 } // namespace fastrestore::nft

@@ -36,6 +36,11 @@ public:
     return read_kernel_table(nl_, family, table);
   }
 
+  KernelTable read_chains(uint32_t family, const std::string &table,
+                          const std::set<std::string> &rules_of) override {
+    return read_kernel_table(nl_, family, table, &rules_of);
+  }
+
   bool chain_exists(uint32_t family, const std::string &table,
                     const std::string &chain) override {
     return kernel_chain_exists(nl_, family, table, chain);
