@@ -153,3 +153,137 @@ TEST_CASE("table delta: what a replacement batch cannot say", "[table_delta]") {
   p.ops.push_back(op);
   CHECK_FALSE(nft::desired_table(*nft::build_batch(p, Family::ipv4)));
 }
+
+namespace {
+
+// A --noflush batch of `ops` on the filter table.
+std::unique_ptr<nft::Batch> commands(std::vector<Op> ops) {
+  Plan p;
+  p.table = "filter";
+  p.loc.line = 1;
+  p.ops = std::move(ops);
+  return nft::build_batch(p, Family::ipv4);
+}
+
+Op chain_op(OpKind kind, const std::string &chain, int line) {
+  Op op{kind, Location{line, 0, 0}, {}, {}};
+  op.chain.name = chain;
+  return op;
+}
+
+Op rule_op(OpKind kind, const std::string &chain, const std::string &rule,
+           int line, uint32_t id) {
+  Op op = chain_op(kind, chain, line);
+  op.rule = test::parse_line("-A " + chain + " " + rule).rules[0];
+  op.rule.loc.line = line;
+  op.id = id;
+  return op;
+}
+
+// The kernel's filter table: INPUT with two rules (handles 5, 6), web
+// with one (7), an empty chain old, and x with one rule (9).
+TableState kernel_filter() {
+  TableState k;
+  StateChain input;
+  input.name = "INPUT";
+  input.base = true;
+  input.hook = NF_INET_LOCAL_IN;
+  input.type = "filter";
+  input.has_policy = true;
+  input.policy = NF_DROP;
+  input.rules = {StateRule{101, 5}, StateRule{102, 6}};
+  StateChain web;
+  web.name = "web";
+  web.rules = {StateRule{103, 7}};
+  StateChain old;
+  old.name = "old";
+  StateChain x;
+  x.name = "x";
+  x.rules = {StateRule{104, 9}};
+  k.chains = {input, web, old, x};
+  return k;
+}
+
+} // namespace
+
+TEST_CASE("table delta: --noflush commands applied to the kernel's table",
+          "[table_delta]") {
+  const TableState kernel = kernel_filter();
+  // :web - (made if missing, flushed), -A web, -A INPUT, -X old, -F x.
+  auto b = commands({chain_op(OpKind::chain_restore, "web", 2),
+                     rule_op(OpKind::rule_append, "web", "-j DROP", 3, 1),
+                     rule_op(OpKind::rule_append, "INPUT", "-j web", 4, 2),
+                     chain_op(OpKind::chain_delete, "old", 5),
+                     chain_op(OpKind::chain_flush, "x", 6),
+                     chain_op(OpKind::chain_new, "fresh", 7)});
+  std::vector<bool> emptied;
+  auto want = nft::noflush_table(*b, kernel, &emptied);
+  REQUIRE(want);
+  const auto &chains = want->state.chains;
+  REQUIRE(chains.size() == 4);
+  CHECK(chains[0].name == "INPUT");
+  CHECK(chains[0].has_policy);
+  CHECK(chains[0].policy == NF_DROP);
+  REQUIRE(chains[0].rules.size() == 3);
+  // The kernel's rules keep keys and handles and carry no message.
+  CHECK(chains[0].rules[0].key == 101);
+  CHECK(chains[0].rules[1].handle == 6);
+  CHECK(want->rule_index[0][1] == SIZE_MAX);
+  CHECK(want->rule_messages[0][1].empty());
+  CHECK(want->rule_lines[0][2] == 4);
+  CHECK_FALSE(want->rule_messages[0][2].empty());
+  CHECK(chains[1].name == "web");
+  REQUIRE(chains[1].rules.size() == 1);
+  CHECK(want->rule_lines[1][0] == 3);
+  CHECK(chains[2].name == "x");
+  CHECK(chains[2].rules.empty());
+  CHECK(chains[3].name == "fresh");
+  CHECK(emptied == std::vector<bool>{false, true, true, true});
+  // What the kernel numbers: the new chain and the two rules, in order.
+  REQUIRE(want->allocations.size() == 3);
+  CHECK(want->allocations[0].rule == 0);
+  CHECK(want->allocations[0].chain == 1);
+  CHECK(want->allocations[1].chain == 0);
+  CHECK(want->allocations[1].rule == 2);
+  CHECK(want->allocations[2].rule == SIZE_MAX);
+
+  // The delta from the kernel keeps INPUT's rules and sends the rest.
+  auto delta = plan_delta(want->state, kernel, false);
+  REQUIRE(delta);
+  CHECK(delta->kept_handles[0] == std::vector<uint64_t>{5, 6, 0});
+}
+
+TEST_CASE("table delta: --noflush commands a delta does not take",
+          "[table_delta]") {
+  const TableState kernel = kernel_filter();
+  auto none = [&](std::vector<Op> ops) {
+    return !nft::noflush_table(*commands(std::move(ops)), kernel);
+  };
+  // A rule by position, a chain made twice with -N, a chain deleted with
+  // its rules, a rule deleted by a handle the table lacks, a rename.
+  Op before = rule_op(OpKind::rule_insert_before, "INPUT", "-j DROP", 2, 1);
+  before.ref.handle = 6;
+  CHECK(none({before}));
+  CHECK(none({chain_op(OpKind::chain_new, "web", 2)}));
+  CHECK(none({chain_op(OpKind::chain_delete, "web", 2)}));
+  Op gone = chain_op(OpKind::rule_delete, "INPUT", 2);
+  gone.ref.handle = 8;
+  CHECK(none({gone}));
+  Op rename = chain_op(OpKind::chain_rename, "web", 2);
+  rename.chain_handle = 3;
+  rename.new_name = "www";
+  CHECK(none({rename}));
+  CHECK(none({rule_op(OpKind::rule_append, "nosuch", "-j DROP", 2, 1)}));
+  // A rule deleted by its handle, and one inserted at the head.
+  Op del = chain_op(OpKind::rule_delete, "INPUT", 2);
+  del.ref.handle = 5;
+  auto want = nft::noflush_table(
+      *commands({del, rule_op(OpKind::rule_insert, "x", "-j DROP", 3, 1)}),
+      kernel);
+  REQUIRE(want);
+  REQUIRE(want->state.chains[0].rules.size() == 1);
+  CHECK(want->state.chains[0].rules[0].handle == 6);
+  REQUIRE(want->state.chains[3].rules.size() == 2);
+  CHECK(want->rule_lines[3][0] == 3);
+  CHECK(want->state.chains[3].rules[1].handle == 9);
+}

@@ -70,10 +70,32 @@ uint16_t nft_type(std::string_view m) {
   return static_cast<uint16_t>(header(m)->nlmsg_type & 0xff);
 }
 
-// Whether a NEWRULE message only appends (no position, handle or id).
-bool plain_append(std::string_view m, std::string_view &chain) {
-  if (header(m)->nlmsg_flags != (NLM_F_REQUEST | NLM_F_CREATE | NLM_F_APPEND))
-    return false;
+bool has_attr(std::string_view m, uint16_t type) {
+  bool found = false;
+  each_top(header(m), [&](const nlattr *a) { found |= attr_type(a) == type; });
+  return found;
+}
+
+// A rule of a batch as the desired side has it: keyed by message, with
+// its counters as given (-c).
+StateRule batch_rule(const Batch &batch, std::string_view m, size_t index) {
+  StateRule r;
+  r.key = message_key(header(m));
+  r.counters = batch.counters_given(index);
+  if (r.counters)
+    rule_identity(m, &r.packets, &r.bytes);
+  return r;
+}
+
+// Where a NEWRULE puts its rule: at its chain's end, at its head (no
+// NLM_F_APPEND), or elsewhere (by position or handle). A transaction id
+// only names the rule.
+enum class Placing { append, head, other };
+
+Placing rule_placing(std::string_view m, std::string_view &chain) {
+  const uint16_t flags = header(m)->nlmsg_flags;
+  if ((flags & ~NLM_F_APPEND) != (NLM_F_REQUEST | NLM_F_CREATE))
+    return Placing::other;
   bool plain = true;
   each_top(header(m), [&](const nlattr *a) {
     switch (attr_type(a)) {
@@ -81,20 +103,213 @@ bool plain_append(std::string_view m, std::string_view &chain) {
       chain = attr_text(a);
       break;
     case NFTA_RULE_POSITION:
+    case NFTA_RULE_POSITION_ID:
     case NFTA_RULE_HANDLE:
-    case NFTA_RULE_ID:
       plain = false;
       break;
     }
   });
-  return plain;
+  if (!plain)
+    return Placing::other;
+  return (flags & NLM_F_APPEND) != 0 ? Placing::append : Placing::head;
 }
 
-bool has_attr(std::string_view m, uint16_t type) {
-  bool found = false;
-  each_top(header(m), [&](const nlattr *a) { found |= attr_type(a) == type; });
-  return found;
+// A DELRULE's chain, handle and transaction id (0: none).
+void rule_target(std::string_view m, std::string_view &chain, uint64_t &handle,
+                 bool &by_id) {
+  each_top(header(m), [&](const nlattr *a) {
+    switch (attr_type(a)) {
+    case NFTA_RULE_CHAIN:
+      chain = attr_text(a);
+      break;
+    case NFTA_RULE_HANDLE:
+      handle = attr_be64(a);
+      break;
+    case NFTA_RULE_ID:
+      by_id = true;
+      break;
+    }
+  });
 }
+
+// A --noflush batch applied to a table, one message after another.
+class NoflushSim {
+public:
+  NoflushSim(const Batch &batch, const TableState &kernel) : batch_(batch) {
+    chains_.reserve(kernel.chains.size());
+    for (size_t k = 0; k < kernel.chains.size(); ++k) {
+      Chain &c = chains_.emplace_back();
+      c.state = kernel.chains[k];
+      c.state.rules.clear();
+      c.state.counters = false; // desired side: no counters given
+      c.kernel = k;
+      for (const StateRule &kr : kernel.chains[k].rules) {
+        Rule &r = c.rules.emplace_back();
+        r.state = kr;
+        r.state.counters = false;
+        r.state.line = 0;
+      }
+      by_name_[c.state.name] = k;
+    }
+  }
+
+  bool apply(std::string_view m, size_t index) {
+    switch (nft_type(m)) {
+    case NFT_MSG_NEWTABLE:
+      return true;
+    case NFT_MSG_NEWCHAIN:
+      return new_chain(m, index);
+    case NFT_MSG_DELCHAIN:
+      return delete_chain(m);
+    case NFT_MSG_NEWRULE:
+      return new_rule(m, index);
+    case NFT_MSG_DELRULE:
+      return delete_rule(m);
+    default:
+      return false;
+    }
+  }
+
+  DesiredTable result(std::vector<bool> *emptied) {
+    DesiredTable out;
+    for (Chain &c : chains_) {
+      if (emptied != nullptr && c.kernel != SIZE_MAX && c.emptied)
+        (*emptied)[c.kernel] = true;
+      if (!c.alive)
+        continue;
+      out.chain_messages.push_back(c.message);
+      out.chain_index.push_back(c.index);
+      auto &messages = out.rule_messages.emplace_back();
+      auto &index = out.rule_index.emplace_back();
+      auto &lines = out.rule_lines.emplace_back();
+      StateChain &sc = out.state.chains.emplace_back(std::move(c.state));
+      sc.rules.reserve(c.rules.size());
+      for (const Rule &r : c.rules) {
+        if (r.allocation != SIZE_MAX)
+          allocations_[r.allocation] = {r.index, out.state.chains.size() - 1,
+                                        sc.rules.size()};
+        sc.rules.push_back(r.state);
+        messages.push_back(r.message);
+        index.push_back(r.index);
+        lines.push_back(r.index == SIZE_MAX ? 0
+                                            : batch_.location(r.index).line);
+      }
+    }
+    out.allocations = std::move(allocations_);
+    return out;
+  }
+
+private:
+  struct Rule {
+    StateRule state;
+    std::string_view message; // empty: the kernel's
+    size_t index = SIZE_MAX;
+    size_t allocation = SIZE_MAX; // in allocations_
+  };
+  struct Chain {
+    StateChain state; // without its rules
+    std::string_view message;
+    size_t index = SIZE_MAX;
+    size_t kernel = SIZE_MAX; // the kernel's chain it is
+    bool alive = true, emptied = false;
+    std::vector<Rule> rules;
+  };
+
+  Chain *find(std::string_view name) {
+    auto it = by_name_.find(std::string(name));
+    return it == by_name_.end() ? nullptr : &chains_[it->second];
+  }
+
+  bool new_chain(std::string_view m, size_t index) {
+    if (has_attr(m, NFTA_CHAIN_HANDLE))
+      return false; // a rename
+    std::string table;
+    const KernelChain kc = parse_chain(header(m), &table);
+    Chain *c = find(kc.name);
+    if (c == nullptr) {
+      allocations_.push_back({index, SIZE_MAX, SIZE_MAX});
+      by_name_[kc.name] = chains_.size();
+      c = &chains_.emplace_back();
+      c->state.name = kc.name;
+    } else if ((header(m)->nlmsg_flags & NLM_F_EXCL) != 0) {
+      return false;
+    }
+    const StateChain made = state_chain(kc);
+    if (made.base) {
+      c->state.base = true;
+      c->state.hook = made.hook;
+      c->state.prio = made.prio;
+      c->state.type = made.type;
+    }
+    if (made.has_policy) {
+      c->state.has_policy = true;
+      c->state.policy = made.policy;
+    }
+    if (has_attr(m, NFTA_CHAIN_COUNTERS)) {
+      c->state.counters = true;
+      c->state.packets = kc.packets;
+      c->state.bytes = kc.bytes;
+    }
+    c->message = m;
+    c->index = index;
+    return true;
+  }
+
+  bool delete_chain(std::string_view m) {
+    std::string table;
+    const KernelChain kc = parse_chain(header(m), &table);
+    Chain *c = find(kc.name);
+    if (c == nullptr || !c->rules.empty())
+      return false;
+    c->alive = false;
+    c->emptied = true;
+    by_name_.erase(kc.name);
+    return true;
+  }
+
+  bool new_rule(std::string_view m, size_t index) {
+    std::string_view name;
+    const Placing at = rule_placing(m, name);
+    Chain *c = find(name);
+    if (at == Placing::other || c == nullptr)
+      return false;
+    Rule r{batch_rule(batch_, m, index), m, index, allocations_.size()};
+    allocations_.push_back({index, SIZE_MAX, SIZE_MAX});
+    if (at == Placing::append)
+      c->rules.push_back(r);
+    else
+      c->rules.insert(c->rules.begin(), r);
+    return true;
+  }
+
+  bool delete_rule(std::string_view m) {
+    std::string_view name;
+    uint64_t handle = 0;
+    bool by_id = false;
+    rule_target(m, name, handle, by_id);
+    Chain *c = find(name);
+    if (by_id || c == nullptr)
+      return false;
+    if (handle == 0) { // the chain flushed
+      c->rules.clear();
+      c->emptied = true;
+      return true;
+    }
+    for (auto it = c->rules.begin(); it != c->rules.end(); ++it)
+      if (it->index == SIZE_MAX && it->state.handle == handle) {
+        c->rules.erase(it);
+        return true;
+      }
+    return false;
+  }
+
+  const Batch &batch_;
+  // The batch's messages that make chains and rules, in order (the rule
+  // each made, if it stays, is filled in by result()).
+  std::vector<Allocation> allocations_;
+  std::vector<Chain> chains_;
+  std::unordered_map<std::string, size_t> by_name_;
+};
 
 } // namespace
 
@@ -155,7 +370,9 @@ std::optional<DesiredTable> desired_table(const Batch &replacement) {
       return;
     }
     std::string_view name;
-    if (type != NFT_MSG_NEWRULE || !plain_append(m, name)) {
+    // Plain appends only (a transaction id: a --noflush batch).
+    if (type != NFT_MSG_NEWRULE || rule_placing(m, name) != Placing::append ||
+        has_attr(m, NFTA_RULE_ID)) {
       simple = false;
       return;
     }
@@ -167,9 +384,7 @@ std::optional<DesiredTable> desired_table(const Batch &replacement) {
       }
       chain = it->second;
     }
-    StateRule r;
-    r.key = rule_key(m, RuleKey::message);
-    r.counters = replacement.counters_given(index);
+    const StateRule r = batch_rule(replacement, m, index);
     out.allocations.push_back(
         {index, chain, out.state.chains[chain].rules.size()});
     out.state.chains[chain].rules.push_back(r);
@@ -179,14 +394,22 @@ std::optional<DesiredTable> desired_table(const Batch &replacement) {
   });
   if (!simple || seen < 2)
     return std::nullopt;
-  // A rule's counters as given (the counter expression's).
-  for (size_t c = 0; c < out.state.chains.size(); ++c)
-    for (size_t d = 0; d < out.state.chains[c].rules.size(); ++d)
-      if (out.state.chains[c].rules[d].counters)
-        rule_identity(out.rule_messages[c][d],
-                      &out.state.chains[c].rules[d].packets,
-                      &out.state.chains[c].rules[d].bytes);
   return out;
+}
+
+std::optional<DesiredTable> noflush_table(const Batch &batch,
+                                          const TableState &kernel,
+                                          std::vector<bool> *emptied) {
+  NoflushSim sim(batch, kernel);
+  bool simple = true;
+  batch.each_message([&](std::string_view m, size_t index) {
+    simple = simple && sim.apply(m, index);
+  });
+  if (!simple)
+    return std::nullopt;
+  if (emptied != nullptr)
+    emptied->assign(kernel.chains.size(), false);
+  return sim.result(emptied);
 }
 
 std::optional<TableState> kernel_side(const KernelTable &table) {

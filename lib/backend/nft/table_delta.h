@@ -51,6 +51,24 @@ struct DesiredTable {
 // flush, an insertion).
 std::optional<DesiredTable> desired_table(const Batch &replacement);
 
+// The table a --noflush batch leaves when the kernel's table is `kernel`
+// (iptables-restore --noflush: the kernel's chains and rules, changed by
+// the block's commands in order): chains made (and base chains' policies
+// and counters set), rules appended and inserted at a chain's head,
+// chains flushed, rules deleted by handle, chains deleted. The batch's
+// chains and rules carry their messages; the kernel's carry none
+// (chain_index and rule_index SIZE_MAX) and keep their keys and handles.
+// `allocations` are the batch's messages that make chains and rules (a
+// rule deleted again in the batch: rule SIZE_MAX).
+// `emptied`, when given, marks each kernel chain whose rules the batch
+// flushes or which it deletes. nullopt when the batch does anything else
+// (a rule placed by position or transaction id, a replacement, a rename,
+// a set) or what the kernel would refuse (a chain made twice with -N, a
+// non-empty chain deleted, a rule of a chain the table lacks).
+std::optional<DesiredTable> noflush_table(const Batch &batch,
+                                          const TableState &kernel,
+                                          std::vector<bool> *emptied = nullptr);
+
 // The kernel's table as a delta's kernel side, rules keyed by identity;
 // nullopt when a rule uses a set (its name changes with every load).
 std::optional<TableState> kernel_side(const KernelTable &table);
