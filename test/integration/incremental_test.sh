@@ -177,6 +177,72 @@ unparsed() {
 check "journal: unchanged lines are not parsed again, host names always" \
   unparsed
 
+# --noflush as kube-proxy writes it: declared chains are state to reach
+# (their kept rules keep counters, -X deletes the chains no longer used),
+# the chains the block leaves alone keep theirs; after another tool's
+# commit, the chains the block leaves are read and the journal is current
+# again; unchanged input then sends nothing.
+cat >"$tmp/n" <<'RULES'
+*filter
+:web - [0:0]
+:old - [0:0]
+-A web -s 10.0.0.2/32 -j ACCEPT
+-A web -s 10.0.0.3/32 -j ACCEPT
+-X old
+COMMIT
+RULES
+noflush() {
+  printf '*filter\n:old - [0:0]\n-A old -j RETURN\nCOMMIT\n' >"$tmp/old"
+  unshare -n bash -c "
+    '$fr' -c --incremental <'$tmp/a' || exit 1
+    '$fr' --noflush --incremental <'$tmp/old' || exit 1
+    iptables-nft -A OUTPUT -j ACCEPT || exit 1
+    '$fr' --noflush --incremental --stats <'$tmp/n' 2>'$tmp/stats1' || exit 1
+    '$fr' --noflush --incremental --stats <'$tmp/n' 2>'$tmp/stats2' || exit 1
+    iptables-nft-save -c" >"$tmp/out" &&
+    grep -q 'incremental, commands: .*kernel state from reading the chains the block leaves' "$tmp/stats1" &&
+    grep -q 'incremental, nothing: 5 rules kept, 0 added, 0 removed.*from the journal' "$tmp/stats2" &&
+    grep -qxF -- '[10:1000] -A INPUT -i lo -j ACCEPT' "$tmp/out" &&
+    grep -qxF -- '[0:0] -A web -s 10.0.0.3/32 -j ACCEPT' "$tmp/out" &&
+    grep -qxF -- '[0:0] -A OUTPUT -j ACCEPT' "$tmp/out" &&
+    ! grep -qF -- '10.0.0.1' "$tmp/out" && ! grep -q 'old' "$tmp/out"
+}
+check "--noflush: declared chains reached, the others kept, then nothing sent" \
+  noflush
+
+noflush_kept() {
+  unshare -n bash -c "
+    '$fr' -c --incremental <'$tmp/a' || exit 1
+    '$fr' --noflush --incremental --stats <'$tmp/n' 2>'$tmp/stats' || exit 1
+    iptables-nft-save -c" >"$tmp/out" &&
+    grep -q 'incremental, changes: 3 rules kept, 1 added, 1 removed.*from the journal' "$tmp/stats" &&
+    grep -qxF -- '[40:4000] -A web -s 10.0.0.2/32 -j ACCEPT' "$tmp/out" &&
+    grep -qxF -- '[20:2000] -A INPUT -p tcp -m tcp --dport 80 -j web' "$tmp/out"
+}
+check "--noflush: kept rules of declared chains keep their counters" noflush_kept
+
+# -v with --incremental: iptables-nft-restore -v's lines, then the way the
+# block went and each chain changed. (iptables-nft-restore -v keeps a base
+# chain whose policy is DROP where a replacement deletes it: such a table
+# is sent as it sends it.)
+verbose() {
+  sed 's/ DROP \[/ ACCEPT [/' "$tmp/a" >"$tmp/va"
+  sed 's/ DROP \[/ ACCEPT [/' "$tmp/b" >"$tmp/vb"
+  unshare -n bash -c "
+    iptables-nft-restore <'$tmp/a' && iptables-nft-restore -v <'$tmp/b'" >"$tmp/ref_drop" &&
+    unshare -n bash -c "
+    '$fr' --incremental <'$tmp/a' && '$fr' --incremental -v <'$tmp/b'" >"$tmp/out_drop" &&
+    diff -u "$tmp/ref_drop" "$tmp/out_drop" &&
+    unshare -n bash -c "
+    iptables-nft-restore <'$tmp/va' && iptables-nft-restore -v <'$tmp/vb'" >"$tmp/ref" &&
+    unshare -n bash -c "
+    '$fr' --incremental <'$tmp/va' && '$fr' --incremental -v <'$tmp/vb'" >"$tmp/out" &&
+    grep -v '^Incremental\|^  ' "$tmp/out" | diff -u "$tmp/ref" - &&
+    grep -qxF "Incremental \`filter': changes, kernel state from the journal: 3 rules kept, 1 added, 1 removed" "$tmp/out" &&
+    grep -qxF "  chain \`INPUT': 2 kept, 1 added, 0 removed" "$tmp/out"
+}
+check "-v: iptables' lines, then what the block kept, added and removed" verbose
+
 legacy() {
   unshare -n bash -c "
     '$fr' --legacy -c <'$tmp/a' || exit 1

@@ -15,18 +15,33 @@
 # stale, and some remove the journal's index, so that every load path
 # runs: from the journal, from reading the table, a replacement.
 #
+#
+# With NOFLUSH=1 every load is a --noflush load (both namespaces alike:
+# what the files append to chains they do not declare accumulates).
+#
 #   incremental_walk.sh FASTRESTORE FAMILY [SEED [STEPS [DIR]]]
 #     FAMILY: 4, 6 or bridge
 #     DIR: rule files to walk instead (*.rules for IPv4, *.rules6 for IPv6,
 #          *.ebrules for the bridge: ../shared/realworld/files); a file
 #          the full restore refuses must be refused alike, and change
 #          neither namespace.
+#          "kube": kube-proxy's own --noflush input, a cluster changing
+#          step by step (kube_states.py), in order, with the jumps from
+#          the base chains added with iptables-nft after the first load
+#          (as kube-proxy adds them), other tools interfering as above.
 set -u
 . "$(dirname "$0")/common.sh"
 family=$2
 seed=${3:-1}
 steps=${4:-0} # 0: every case once
 dir=${5:-}
+noflush=${NOFLUSH:-}
+kube=""
+if [ "$dir" = kube ]; then
+  kube=1 noflush=1 dir=$tmp/kube
+  python3 "$(dirname "$0")/kube_states.py" "$seed" \
+    "$([ "$steps" -gt 0 ] && echo "$steps" || echo 100)" "$dir" || exit 1
+fi
 if [ -n "$dir" ] && [ ! -d "$dir" ]; then
   echo "SKIP: no $dir"
   exit 77
@@ -61,9 +76,13 @@ else
   done
 fi
 [ ${#list[@]} -gt 1 ] || { echo "too few cases"; exit 1; }
-mapfile -t order < <(printf '%s\n' "${list[@]}" |
-  awk -v seed="$seed" 'BEGIN { srand(seed) } { print rand() "\t" $0 }' |
-  sort -k1,1 | cut -f2-)
+if [ -n "$kube" ]; then
+  order=("${list[@]}") # the cluster's steps, in order
+else
+  mapfile -t order < <(printf '%s\n' "${list[@]}" |
+    awk -v seed="$seed" 'BEGIN { srand(seed) } { print rand() "\t" $0 }' |
+    sort -k1,1 | cut -f2-)
+fi
 [ "$steps" -gt 0 ] || steps=${#order[@]}
 # Under the sanitizers every allocation unwinds slowly: a shorter walk.
 if [ -n "${FASTRESTORE_TEST_QUICK:-}" ] && [ "$steps" -gt 15 ]; then
@@ -110,7 +129,7 @@ for ((i = 0; i < steps; i++)); do
   # that a long walk does not repeat the same transitions); four steps in
   # ten edit the last file loaded instead (mutate_rules.py: rules deleted,
   # duplicated, moved, changed; chains added, deleted, renamed; policies).
-  if [ -n "$prev" ] && [ $((RANDOM % 10)) -lt 4 ]; then
+  if [ -z "$kube" ] && [ -n "$prev" ] && [ $((RANDOM % 10)) -lt 4 ]; then
     python3 "$mutate" "$prev" $((seed * 100000 + i)) "$family" >"$tmp/mut$i.rules"
     cur=$tmp/mut$i.rules
     echo "edit" >>"$tmp/paths"
@@ -120,9 +139,17 @@ for ((i = 0; i < steps; i++)); do
     cur=${order[$((RANDOM % ${#order[@]}))]}
   fi
   args=$(header args "$cur")
+  [ -z "$noflush" ] || args="$args --noflush"
   name=$(basename "$cur" .rules)
   draw=$((RANDOM % 10))
-  if [ $draw -lt 2 ]; then
+  if [ -n "$kube" ] && [ $i = 1 ]; then
+    jumps="iptables-nft -t nat -A PREROUTING -j KUBE-SERVICES &&
+      iptables-nft -t nat -A OUTPUT -j KUBE-SERVICES &&
+      iptables-nft -t nat -A POSTROUTING -j KUBE-POSTROUTING &&
+      iptables-nft -A FORWARD -j KUBE-FORWARD"
+    in_full bash -c "$jumps" && in_walk bash -c "$jumps" || { echo "FAILED: jumps"; exit 1; }
+    echo "kube-proxy's jumps" >>"$tmp/paths"
+  elif [ $draw -lt 2 ]; then
     what=$((RANDOM % 8))
     in_full bash -c "$(declare -f interfere); interfere $what" >/dev/null 2>&1
     in_walk bash -c "$(declare -f interfere); interfere $what" >/dev/null 2>&1

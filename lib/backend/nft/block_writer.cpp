@@ -127,12 +127,14 @@ public:
     batch_ = std::make_unique<Batch>(cfg_.family, id_base_);
     cur_loc_ = loc;
     genid_.reset();
+    verbose_whole_ = false;
     if (cfg_.verbose && !cfg_.noflush && transport_ != nullptr) {
       if (hold && coalescer_->pending_table(table))
         refuse_held_read(table);
       note_generation();
       verbose_preamble(table, loc);
-    } else
+    }
+    if (!cfg_.verbose || cfg_.noflush || transport_ == nullptr || incremental())
       begin_block(*batch_, table, loc, !cfg_.noflush, table_ready_);
     needs_model_ = false;
     refusals_.clear();
@@ -218,25 +220,36 @@ public:
   }
 
 private:
-  // --incremental applies to a table replacement sent on its own (not
-  // held with other blocks), without -v (which names every chain flushed,
-  // as a replacement does) and without -t.
+  // --incremental applies to a block sent on its own (not held with
+  // other blocks), without -v (which names every chain flushed, as a
+  // replacement does) and without -t.
   bool incremental() const {
-    return cfg_.incremental && !cfg_.noflush && !cfg_.test && !cfg_.verbose &&
-           transport_ != nullptr && coalescer_ == nullptr;
+    return cfg_.incremental && !cfg_.test && !cfg_.command_line &&
+           !verbose_whole_ && transport_ != nullptr && coalescer_ == nullptr;
+  }
+
+  // The table the block would leave, from its batch: a replacement's own
+  // chains and rules, or --noflush's commands applied to `kernel`.
+  std::optional<DesiredTable> wanted(const TableState *kernel,
+                                     std::vector<bool> *emptied = nullptr) {
+    if (!cfg_.noflush)
+      return desired_table(*batch_);
+    if (kernel == nullptr)
+      return std::nullopt;
+    return noflush_table(*batch_, *kernel, emptied);
   }
 
   // The block as the changes from what the kernel's table holds (delta.h),
-  // made from its replacement batch, or as the replacement: the changes
-  // when the kernel's side is known, from the journal or by reading the
-  // table where that costs less than the replacement, and the delta keeps
-  // the table's meaning (the table exists, would not end empty, holds no
-  // set; base chains of the same hooks). Either is sent with the
-  // generation the journal or the read was of, and the journal then
-  // records what the kernel holds.
+  // made from its batch, or the batch itself (a replacement, or --noflush's
+  // commands): the changes when the kernel's side is known, from the
+  // journal or by reading the table where that costs less than the batch,
+  // and the delta keeps the table's meaning (the table exists, a
+  // replacement would not leave it empty, it holds no set; base chains of
+  // the same hooks). Either is sent with the generation the journal or
+  // the read was of, and the journal then records what the kernel holds.
   void commit_incremental() {
     PhaseStats &stats = phase_stats();
-    stats.incremental = "replacement";
+    stats.incremental = cfg_.noflush ? "commands" : "replacement";
     stats.kept = stats.added = stats.removed = 0;
     stats.state_source = nullptr;
     note_generation();
@@ -248,7 +261,7 @@ private:
       kernel = std::move(journal_state_);
       journal_state_.reset();
       stats.state_source = "the journal";
-      want = desired_table(*batch_);
+      want = wanted(&*kernel);
       // Lines taken unparsed join the rules parsed; when the delta needs
       // more of them than their keys, the block is parsed whole again.
       if (!unparsed_.empty() && !needs_model_ &&
@@ -259,7 +272,10 @@ private:
     } else {
       stats.journal_note = journal_ != nullptr ? journal_why_ : journal_off_;
     }
-    if (!kernel) {
+    std::optional<DesiredTable> known; // --noflush: to record, not to plan
+    if (!kernel && cfg_.noflush) {
+      read = read_for_commands(kernel, want, known);
+    } else if (!kernel) {
       want = desired_table(*batch_);
       if (want && !want->state.chains.empty() && reading_pays(sizes(*want))) {
         KernelTable kt = transport_->read_table(batch_family(), table_);
@@ -273,7 +289,7 @@ private:
       }
     }
     std::optional<Delta> delta;
-    if (kernel && want && !want->state.chains.empty()) {
+    if (kernel && want && (cfg_.noflush || !want->state.chains.empty())) {
       // A table read is compared by identity (rule_identity), the
       // journal's by message; the journal keeps message keys.
       std::vector<uint64_t> message_keys;
@@ -284,12 +300,23 @@ private:
         rekey(*want, message_keys);
     }
     const bool partial = !unparsed_.empty() && !needs_model_;
-    if (partial && (!delta || !has_messages(*delta, *want))) {
+    if (delta && !has_messages(*delta, *want)) {
+      if (partial) {
+        parse_again();
+        return;
+      }
+      delta.reset(); // --noflush: a kernel rule the delta cannot keep
+    }
+    if (partial && !delta) {
       parse_again();
       return;
     }
     if (!delta) {
-      send_replacement(generation, want);
+      if (!cfg_.noflush)
+        send_replacement(generation, want);
+      else
+        send_commands(generation, known ? &*known : want ? &*want : nullptr);
+      verbose_report(nullptr, want, kernel);
       return;
     }
     for (const auto &c : delta->chains) {
@@ -312,7 +339,13 @@ private:
       } catch (const Error &) {
         // Refused (nothing changed): with lines taken unparsed, the error
         // is the one parsing every line finds (a kept line that jumps to
-        // a chain the block no longer declares), as without the journal.
+        // a chain the block no longer declares), as without the journal;
+        // --noflush's commands give their own.
+        if (cfg_.noflush) {
+          send_commands(generation, nullptr);
+          verbose_report(nullptr, want, kernel);
+          return;
+        }
         if (!partial)
           throw;
         parse_again();
@@ -322,6 +355,129 @@ private:
     // Read from the kernel, or changed: the journal learns the table.
     if (journal_ != nullptr && (send || read || !want_fingerprint_current_))
       keep_journal(generation, send, &*want, &delta->kept_handles, made);
+    verbose_report(&*delta, want, kernel);
+  }
+
+  // -v: the way the block went (--stats' words), and with a delta each
+  // chain it changed: rules kept, added and removed.
+  void verbose_report(const Delta *delta,
+                      const std::optional<DesiredTable> &want,
+                      const std::optional<TableState> &kernel) {
+    if (!cfg_.verbose)
+      return;
+    const PhaseStats &stats = phase_stats();
+    printf("Incremental `%s': %s", table_.c_str(), stats.incremental);
+    if (stats.state_source != nullptr)
+      printf(", kernel state from %s", stats.state_source);
+    if (delta == nullptr) {
+      printf("\n");
+      fflush(stdout);
+      return;
+    }
+    printf(": %llu rules kept, %llu added, %llu removed\n",
+           static_cast<unsigned long long>(stats.kept),
+           static_cast<unsigned long long>(stats.added),
+           static_cast<unsigned long long>(stats.removed));
+    size_t same = 0;
+    for (const ChainDelta &c : delta->chains) {
+      const std::string &name = c.deleted ? kernel->chains[c.chain].name
+                                          : want->state.chains[c.chain].name;
+      if (c.deleted)
+        printf("  chain `%s' deleted: %zu removed\n", name.c_str(), c.removed);
+      else if (c.created)
+        printf("  chain `%s' made: %zu added\n", name.c_str(), c.added);
+      else if (c.added != 0 || c.removed != 0)
+        printf("  chain `%s': %zu kept, %zu added, %zu removed\n", name.c_str(),
+               c.kept, c.added, c.removed);
+      else
+        ++same;
+    }
+    if (same != 0)
+      printf("  %zu chain%s unchanged\n", same, same == 1 ? "" : "s");
+    fflush(stdout);
+  }
+
+  // --noflush without a current journal: the kernel's table as far as it
+  // matters. A missing table is known empty. Otherwise the chains the
+  // block leaves to the kernel (those it neither flushes, declares nor
+  // deletes) are read with their rules, when the block sends at least
+  // 1,000 rules (a reload such as kube-proxy's: one read of a few chains
+  // against a large batch; after it the journal is current) or when they
+  // are all base chains; and the whole table is read, to send only the
+  // changes, where reading_pays. True when the kernel's side is read
+  // whole (keyed by identity); `known` is the table the commands leave
+  // when only the chains left to the kernel were read.
+  bool read_for_commands(std::optional<TableState> &kernel,
+                         std::optional<DesiredTable> &want,
+                         std::optional<DesiredTable> &known) {
+    PhaseStats &stats = phase_stats();
+    const uint32_t family = batch_family();
+    const KernelTable shape = transport_->read_chains(family, table_, {});
+    if (!shape.exists) {
+      kernel.emplace();
+      want = wanted(&*kernel);
+      stats.state_source = "the kernel (no such table)";
+      return false;
+    }
+    std::vector<bool> emptied;
+    const std::optional<TableState> chains = kernel_side(shape);
+    std::optional<DesiredTable> after = wanted(&*chains, &emptied);
+    if (!after)
+      return false;
+    std::set<std::string> left;
+    bool user_left = false;
+    for (size_t k = 0; k < shape.chains.size(); ++k)
+      if (!emptied[k]) {
+        left.insert(shape.chains[k].name);
+        user_left |= !shape.chains[k].base;
+      }
+    if (user_left && after->allocations.size() < 1000)
+      return false;
+    if (reading_pays(sizes(*after, false))) {
+      KernelTable kt = transport_->read_table(family, table_);
+      if (!kt.exists || kt.use != kt.chains.size())
+        return false;
+      kernel = kernel_side(kt);
+      if (kernel)
+        want = wanted(&*kernel);
+      stats.state_source = "reading the table";
+      return kernel.has_value();
+    }
+    if (journal_ == nullptr)
+      return false; // nothing to record
+    const KernelTable some = transport_->read_chains(family, table_, left);
+    if (some.use != some.chains.size())
+      return false;
+    const std::optional<TableState> partly = kernel_side(some);
+    if (partly)
+      known = wanted(&*partly);
+    if (known)
+      stats.state_source = "reading the chains the block leaves";
+    return false;
+  }
+
+  // The block's --noflush commands sent as they are, with `generation`;
+  // the journal records the table they make when it is known (`after`,
+  // its kernel rules keyed as the journal keys them).
+  void send_commands(uint32_t generation, DesiredTable *after) {
+    phase_stats().incremental = "commands";
+    const bool whole = after != nullptr && journal_ != nullptr;
+    if (whole)
+      JournalKeeper::ask_echo(*batch_, after->allocations);
+    commit_batch(*batch_, *transport_, &generation);
+    if (journal_ == nullptr)
+      return;
+    if (!whole) {
+      keep_journal(generation, true, nullptr, nullptr, {});
+      return;
+    }
+    std::vector<std::vector<uint64_t>> handles;
+    for (const StateChain &c : after->state.chains) {
+      auto &h = handles.emplace_back();
+      for (const StateRule &r : c.rules)
+        h.push_back(r.handle); // the kernel's; 0 for the batch's
+    }
+    keep_journal(generation, true, after, &handles, after->allocations);
   }
 
   // The block's replacement batch sent whole, with `generation`; the
@@ -350,10 +506,13 @@ private:
       phase_stats().journal_note = "not kept: " + why;
   }
 
-  static std::vector<std::pair<size_t, bool>> sizes(const DesiredTable &want) {
+  // Each chain's rules, and whether sending the block registers its hook
+  // again (a replacement's base chains).
+  static std::vector<std::pair<size_t, bool>> sizes(const DesiredTable &want,
+                                                    bool hooks = true) {
     std::vector<std::pair<size_t, bool>> out;
     for (const auto &c : want.state.chains)
-      out.emplace_back(c.rules.size(), c.base);
+      out.emplace_back(c.rules.size(), hooks && c.base);
     return out;
   }
 
@@ -363,8 +522,10 @@ private:
     for (size_t c = 0; c < want.state.chains.size(); ++c)
       for (size_t d = 0; d < want.state.chains[c].rules.size(); ++d) {
         old.push_back(want.state.chains[c].rules[d].key);
-        want.state.chains[c].rules[d].key =
-            rule_key(want.rule_messages[c][d], how);
+        // The kernel's own rules (--noflush) keep the key they have.
+        if (!want.rule_messages[c][d].empty())
+          want.state.chains[c].rules[d].key =
+              rule_key(want.rule_messages[c][d], how);
       }
     return old;
   }
@@ -401,7 +562,8 @@ private:
       want_fingerprint_current_ = false;
       return;
     }
-    if (parse_all_)
+    // -v prints every rule: every line is parsed.
+    if (parse_all_ || cfg_.noflush || cfg_.verbose)
       return;
     // An open-addressing table of at least twice the rules (line hashes
     // are hashes already: their low bits are the slot).
@@ -675,9 +837,23 @@ private:
   // With -v, iptables-nft-restore empties a table instead of deleting it:
   // it flushes every chain (naming each), deletes the user chains (naming
   // them) and the base chains that accept, and keeps base chains whose
-  // policy is DROP. The same here, with the same lines on stdout.
+  // policy is DROP. The same here, with the same lines on stdout (with
+  // --incremental the lines only: the block is planned as a replacement).
   void verbose_preamble(const std::string &table, const Location &loc) {
-    KernelTable kt = transport_->read_table(batch_->family(), table);
+    bool lines_only = incremental();
+    KernelTable kt = lines_only
+                         ? transport_->read_chains(batch_->family(), table, {})
+                         : transport_->read_table(batch_->family(), table);
+    // A base chain that drops stays (emptied) where a replacement would
+    // delete it: such a block is sent as iptables-nft sends it.
+    if (lines_only && std::any_of(kt.chains.begin(), kt.chains.end(),
+                                  [](const KernelChain &c) {
+                                    return c.base && !c.accept();
+                                  })) {
+      verbose_whole_ = true;
+      lines_only = false;
+      kt = transport_->read_table(batch_->family(), table);
+    }
     const std::vector<const BuiltinChain *> bases =
         chains_in_hook_order(*find_builtin_table(table, cfg_.family));
     std::vector<const KernelChain *> users;
@@ -694,20 +870,24 @@ private:
           return &kc;
       return nullptr;
     };
+    for (const auto *b : bases)
+      printf("Flushing chain `%s'\n", b->name);
+    for (const auto *u : users)
+      printf("Flushing chain `%s'\n", u->name.c_str());
+    for (const auto *u : users)
+      printf("Deleting chain `%s'\n", u->name.c_str());
+    fflush(stdout);
+    if (lines_only)
+      return;
     batch_->add_table(NFT_MSG_NEWTABLE, NLM_F_CREATE, table, loc);
     table_ready_ = true;
-    for (const auto *b : bases) {
-      printf("Flushing chain `%s'\n", b->name);
+    for (const auto *b : bases)
       if (existing(b->name))
         batch_->add_flush(table, b->name, loc);
-    }
-    for (const auto *u : users) {
-      printf("Flushing chain `%s'\n", u->name.c_str());
+    for (const auto *u : users)
       batch_->add_flush(table, u->name, loc);
-    }
     std::vector<Op> ops;
     for (const auto *u : users) {
-      printf("Deleting chain `%s'\n", u->name.c_str());
       Op op{OpKind::chain_delete, loc, {}, {}};
       op.chain.name = u->name;
       op.chain_handle = u->handle;
@@ -724,7 +904,6 @@ private:
     }
     for (const auto &op : ops)
       emit_op(*batch_, op, table, cfg_.family, loc, table_ready_);
-    fflush(stdout);
   }
 
   // The generation of the ruleset, read once per block before the first
@@ -802,7 +981,8 @@ private:
   std::set<int> looked_up_; // lines whose parsing looked a host name up
   bool table_ready_ = false;
   bool needs_model_ = false;
-  HeldRefusals refusals_; // the block's planning refusals, until COMMIT
+  bool verbose_whole_ = false; // -v: this block not --incremental
+  HeldRefusals refusals_;      // the block's planning refusals, until COMMIT
   EbPolicies eb_policies_{cfg_.noflush};
   Location cur_loc_;              // the entry being planned
   std::optional<uint32_t> genid_; // the generation this block read
