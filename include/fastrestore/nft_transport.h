@@ -6,7 +6,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -37,15 +36,27 @@ public:
   // Reads the chains and rule handles of one table: one chain dump and one
   // rule dump. Throws Error when the kernel cannot be asked.
   virtual KernelTable read_table(uint32_t family, const std::string &table) = 0;
-  // The table's chains, with the rules of those in `rules_of` only.
-  virtual KernelTable read_chains(uint32_t family, const std::string &table,
-                                  const std::set<std::string> &rules_of) {
+  // The table's chains without their rules (one chain dump).
+  virtual KernelTable read_chain_list(uint32_t family,
+                                      const std::string &table) {
     KernelTable t = read_table(family, table);
-    for (auto &c : t.chains)
-      if (!rules_of.count(c.name)) {
-        c.rules.clear();
-        c.messages.clear();
-      }
+    for (auto &c : t.chains) {
+      c.rules.clear();
+      c.messages.clear();
+    }
+    return t;
+  }
+  // The chains `names` of the table that exist, with their rules (a
+  // GETCHAIN and a rule dump each, no chain dump), and the table's use.
+  virtual KernelTable read_chains(uint32_t family, const std::string &table,
+                                  const std::vector<std::string> &names) {
+    KernelTable t = read_table(family, table);
+    std::vector<KernelChain> named;
+    for (const auto &n : names)
+      for (auto &c : t.chains)
+        if (c.name == n)
+          named.push_back(std::move(c));
+    t.chains = std::move(named);
     return t;
   }
   // Whether the kernel has this chain (one GETCHAIN, not a dump).

@@ -42,6 +42,12 @@ public:
   // directly overrides this.
   virtual void append_basic(const BasicAppend &a) { command(to_command(a)); }
   virtual void commit(const Location &loc) = 0;
+  // A line of the current block, before it is parsed: true when the sink
+  // takes it as it is (--incremental: a line known unchanged from the
+  // state journal), and the parser is not to see it.
+  virtual bool takes_unparsed(std::string_view /*line*/, int /*lineno*/) {
+    return false;
+  }
 };
 
 // A sink that collects whole blocks.

@@ -33,12 +33,6 @@ public:
   // would have one by one (--coalesce); with --all-or-nothing none does.
   // Throws Error when one of them is refused.
   virtual void input_failed() {}
-  // A line of the current block, before it is parsed: true when the
-  // writer takes it as it is (--incremental: a rule line known unchanged
-  // from the state journal), and the parser is not to see it.
-  virtual bool takes_unparsed(std::string_view /*line*/, int /*lineno*/) {
-    return false;
-  }
 };
 
 namespace nft {

@@ -40,6 +40,11 @@ struct TableState {
   std::vector<StateChain> chains; // kernel side: the kernel's order
   // The parse_fingerprint the rules' lines were parsed under.
   uint64_t fingerprint = 0;
+  // A hash of the text of the block that made the table, when loading
+  // that block again leaves the table as it is (0: not known): the same
+  // block text, under the same fingerprint, may then be taken whole
+  // without parsing.
+  uint64_t block = 0;
   size_t rule_count() const {
     size_t n = 0;
     for (const auto &c : chains)

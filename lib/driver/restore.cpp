@@ -41,8 +41,8 @@ public:
        const std::function<void(std::string_view, int)> &fn) const override {
     text_.each(from, to, fn);
   }
-  void reread(BlockSink &sink) const override {
-    reparse_block(text_, xt_, opts_, sink, first() + count() - 1);
+  void reread(BlockSink &sink, bool offer) const override {
+    reparse_block(text_, xt_, opts_, sink, first() + count() - 1, 0, offer);
   }
   void reread_prefix(BlockSink &sink, int k) const override {
     reparse_block(text_, xt_, opts_, sink, first() + k, first() + count() - 1);

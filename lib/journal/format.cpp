@@ -3,7 +3,7 @@
 // that a truncated or altered file is refused as a whole.
 //
 // Table record: "FRJT" u32:version, str:boot u64:cookie u32:family
-// str:table u64:serial u64:fingerprint, varint:chains, then per chain
+// str:table u64:serial u64:fingerprint u64:block, varint:chains, then per chain
 // str:name u8:flags (1 base, 2 policy) u32:hook u32:prio str:type
 // u32:policy varint:rules and per rule u64:key u64:line
 // varint:zigzag(handle - previous handle); u64:hash.
@@ -18,7 +18,7 @@
 namespace fastrestore {
 namespace {
 
-constexpr uint32_t kVersion = 2;
+constexpr uint32_t kVersion = 3;
 constexpr size_t kMaxName = 256;
 
 void seal(journal::Writer &w) {
@@ -89,6 +89,7 @@ std::string encode_table_record(const JournalKey &key, uint64_t serial,
   w.str(key.table);
   w.u64(serial);
   w.u64(state.fingerprint);
+  w.u64(state.block);
   w.varint(state.chains.size());
   for (const StateChain &c : state.chains) {
     w.str(c.name);
@@ -142,6 +143,7 @@ std::optional<TableState> decode_table_record(std::string_view bytes,
   }
   TableState state;
   state.fingerprint = r.u64();
+  state.block = r.u64();
   const uint64_t chains = r.varint();
   if (!r.ok() || chains > r.left())
     return broken();

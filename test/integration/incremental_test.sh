@@ -243,6 +243,34 @@ verbose() {
 }
 check "-v: iptables' lines, then what the block kept, added and removed" verbose
 
+# A block that is, line for line, the one that made the table is taken
+# whole without parsing (comments aside); another spelling is parsed (its
+# rule lines the journal knows still not), and then recorded; --noflush
+# commands that
+# would change the table again (an append to a chain they do not declare)
+# are always carried out.
+whole_block() {
+  sed 's/^-A web/# web\n-A web/' "$tmp/b" >"$tmp/b_comment"
+  sed 's/^-A INPUT -i lo/-A INPUT --in-interface lo/' "$tmp/b" >"$tmp/b_spelt"
+  printf '*filter\n-A INPUT -s 192.0.2.9/32 -j DROP\nCOMMIT\n' >"$tmp/append"
+  unshare -n bash -c "
+    '$fr' --incremental <'$tmp/b' || exit 1
+    '$fr' --incremental --stats <'$tmp/b' 2>'$tmp/s1' || exit 1
+    '$fr' --incremental --stats <'$tmp/b_comment' 2>'$tmp/s2' || exit 1
+    '$fr' --incremental --stats <'$tmp/b_spelt' 2>'$tmp/s3' || exit 1
+    '$fr' --incremental --stats <'$tmp/b_spelt' 2>'$tmp/s5' || exit 1
+    '$fr' --noflush --incremental <'$tmp/append' || exit 1
+    '$fr' --noflush --incremental --stats <'$tmp/append' 2>'$tmp/s4' || exit 1
+    iptables-nft-save" >"$tmp/out" &&
+    grep -q 'nothing: 4 rules kept, 0 added, 0 removed, 8 lines unparsed' "$tmp/s1" &&
+    grep -q 'nothing: 4 rules kept, 0 added, 0 removed, 8 lines unparsed' "$tmp/s2" &&
+    grep -q 'nothing: 4 rules kept, 0 added, 0 removed, 3 lines unparsed' "$tmp/s3" &&
+    grep -q 'nothing: 4 rules kept, 0 added, 0 removed, 8 lines unparsed' "$tmp/s5" &&
+    grep -q 'incremental, changes: 5 rules kept, 1 added' "$tmp/s4" &&
+    [ "$(grep -c -- '-A INPUT -s 192.0.2.9/32 -j DROP' "$tmp/out")" = 2 ]
+}
+check "journal: the block that made the table is taken whole" whole_block
+
 legacy() {
   unshare -n bash -c "
     '$fr' --legacy -c <'$tmp/a' || exit 1

@@ -36,6 +36,7 @@ TableState sample(size_t rules = 3) {
         {0x1111 * (i + 1), 1000 + 3 * i, 77 + i, false, 0, 0});
   input.rules.push_back({7, 5, 0, false, 0, 0}); // a smaller handle after
   t.fingerprint = 0xfeed;
+  t.block = 0xb10c;
   t.chains.push_back(input);
   StateChain web;
   web.name = "web";
@@ -44,7 +45,8 @@ TableState sample(size_t rules = 3) {
 }
 
 bool same(const TableState &a, const TableState &b) {
-  if (a.chains.size() != b.chains.size() || a.fingerprint != b.fingerprint)
+  if (a.chains.size() != b.chains.size() || a.fingerprint != b.fingerprint ||
+      a.block != b.block)
     return false;
   for (size_t c = 0; c < a.chains.size(); ++c) {
     const StateChain &x = a.chains[c], &y = b.chains[c];

@@ -239,6 +239,8 @@ TEST_CASE("table delta: --noflush commands applied to the kernel's table",
   CHECK(chains[2].rules.empty());
   CHECK(chains[3].name == "fresh");
   CHECK(emptied == std::vector<bool>{false, true, true, true});
+  // Sent again it would append to INPUT again (and -N fresh fails).
+  CHECK_FALSE(want->repeatable);
   // What the kernel numbers: the new chain and the two rules, in order.
   REQUIRE(want->allocations.size() == 3);
   CHECK(want->allocations[0].rule == 0);
@@ -286,4 +288,20 @@ TEST_CASE("table delta: --noflush commands a delta does not take",
   REQUIRE(want->state.chains[3].rules.size() == 2);
   CHECK(want->rule_lines[3][0] == 3);
   CHECK(want->state.chains[3].rules[1].handle == 9);
+  CHECK_FALSE(want->repeatable);
+
+  // kube-proxy's shape: declared chains filled, a declared chain deleted.
+  auto again = nft::noflush_table(
+      *commands({chain_op(OpKind::chain_restore, "web", 2),
+                 chain_op(OpKind::chain_restore, "old", 3),
+                 rule_op(OpKind::rule_append, "web", "-j DROP", 4, 1),
+                 chain_op(OpKind::chain_delete, "old", 5)}),
+      kernel);
+  REQUIRE(again);
+  CHECK(again->repeatable);
+  // A chain deleted without being declared is gone the second time.
+  auto once = nft::noflush_table(
+      *commands({chain_op(OpKind::chain_delete, "old", 5)}), kernel);
+  REQUIRE(once);
+  CHECK_FALSE(once->repeatable);
 }

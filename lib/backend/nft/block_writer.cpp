@@ -142,6 +142,18 @@ public:
   }
 
   bool takes_unparsed(std::string_view line, int lineno) override {
+    if (speculating_) {
+      // The whole block may be the one recorded: its lines are hashed,
+      // not parsed (the rest, comments and the like, are parsed).
+      if (!block_line(line))
+        return false;
+      speculation_.hash = hash64(line, speculation_.hash);
+      ++speculation_.lines;
+      ++phase_stats().unparsed;
+      if (line.compare(0, 3, "-A ") == 0)
+        ++phase_stats().rules;
+      return true;
+    }
     if (known_lines_.empty() || needs_model_ || line.size() < 4 ||
         line.compare(0, 3, "-A ") != 0)
       return false;
@@ -252,6 +264,30 @@ private:
     stats.incremental = cfg_.noflush ? "commands" : "replacement";
     stats.kept = stats.added = stats.removed = 0;
     stats.state_source = nullptr;
+    if (speculating_) {
+      speculating_ = false;
+      if (!speculation_.broken && speculation_.hash == journal_state_->block) {
+        // The block the record was made by, which leaves the table as it
+        // is: nothing to parse, plan or send.
+        stats.incremental = "nothing";
+        stats.kept = journal_state_->rule_count();
+        stats.state_source = "the journal";
+        journal_state_.reset();
+        return;
+      }
+      phase_stats().unparsed -= speculation_.lines;
+      // Parsed again, the block's own hash goes in the record even when
+      // nothing changed.
+      new_block_ = true;
+      try {
+        parse_again(false);
+      } catch (...) {
+        new_block_ = false;
+        throw;
+      }
+      new_block_ = false;
+      return;
+    }
     note_generation();
     const uint32_t generation = *genid_;
     std::optional<TableState> kernel;
@@ -315,7 +351,11 @@ private:
       if (!cfg_.noflush)
         send_replacement(generation, want);
       else
-        send_commands(generation, known ? &*known : want ? &*want : nullptr);
+        send_commands(generation,
+                      known  ? &*known
+                      : want ? &*want
+                             : nullptr,
+                      known.has_value());
       verbose_report(nullptr, want, kernel);
       return;
     }
@@ -353,7 +393,8 @@ private:
       }
     }
     // Read from the kernel, or changed: the journal learns the table.
-    if (journal_ != nullptr && (send || read || !want_fingerprint_current_))
+    if (journal_ != nullptr &&
+        (send || read || !want_fingerprint_current_ || new_block_))
       keep_journal(generation, send, &*want, &delta->kept_handles, made);
     verbose_report(&*delta, want, kernel);
   }
@@ -398,44 +439,38 @@ private:
   }
 
   // --noflush without a current journal: the kernel's table as far as it
-  // matters. A missing table is known empty. Otherwise the chains the
-  // block leaves to the kernel (those it neither flushes, declares nor
-  // deletes) are read with their rules, when the block sends at least
-  // 1,000 rules (a reload such as kube-proxy's: one read of a few chains
-  // against a large batch; after it the journal is current) or when they
-  // are all base chains; and the whole table is read, to send only the
-  // changes, where reading_pays. True when the kernel's side is read
-  // whole (keyed by identity); `known` is the table the commands leave
-  // when only the chains left to the kernel were read.
+  // matters. The whole table is read, to send only the changes, where
+  // reading_pays (judged from the rules the block puts in each chain).
+  // Otherwise the chains the block leaves alone (those it neither flushes,
+  // declares nor deletes) are read with their rules, when the block sends
+  // at least 1,000 rules (a reload such as kube-proxy's: one read of a few
+  // chains against a large batch; after it the journal is current) or
+  // when they are all base chains, so that the table the commands make is
+  // known (`known`) and recorded. A missing table is known empty. True
+  // when the kernel's side is read whole (keyed by identity).
   bool read_for_commands(std::optional<TableState> &kernel,
                          std::optional<DesiredTable> &want,
                          std::optional<DesiredTable> &known) {
     PhaseStats &stats = phase_stats();
     const uint32_t family = batch_family();
-    const KernelTable shape = transport_->read_chains(family, table_, {});
-    if (!shape.exists) {
+    const auto named = noflush_chains(*batch_);
+    std::vector<std::pair<size_t, bool>> sizes;
+    size_t rules = 0;
+    for (const auto &[name, c] : named) {
+      sizes.emplace_back(c.rules, false);
+      rules += c.rules;
+    }
+    auto missing = [&] {
       kernel.emplace();
       want = wanted(&*kernel);
       stats.state_source = "the kernel (no such table)";
       return false;
-    }
-    std::vector<bool> emptied;
-    const std::optional<TableState> chains = kernel_side(shape);
-    std::optional<DesiredTable> after = wanted(&*chains, &emptied);
-    if (!after)
-      return false;
-    std::set<std::string> left;
-    bool user_left = false;
-    for (size_t k = 0; k < shape.chains.size(); ++k)
-      if (!emptied[k]) {
-        left.insert(shape.chains[k].name);
-        user_left |= !shape.chains[k].base;
-      }
-    if (user_left && after->allocations.size() < 1000)
-      return false;
-    if (reading_pays(sizes(*after, false))) {
+    };
+    if (!sizes.empty() && reading_pays(sizes)) {
       KernelTable kt = transport_->read_table(family, table_);
-      if (!kt.exists || kt.use != kt.chains.size())
+      if (!kt.exists)
+        return missing();
+      if (kt.use != kt.chains.size())
         return false;
       kernel = kernel_side(kt);
       if (kernel)
@@ -445,9 +480,20 @@ private:
     }
     if (journal_ == nullptr)
       return false; // nothing to record
-    const KernelTable some = transport_->read_chains(family, table_, left);
-    if (some.use != some.chains.size())
-      return false;
+    // The base chains the block does not empty, read; the chains it
+    // empties need not be; a chain it does neither to fails the
+    // simulation; whether the table holds any other is told by its count
+    // of chains after the commit (send_commands).
+    std::vector<std::string> bases;
+    for (const BuiltinChain *b :
+         chains_in_hook_order(*find_builtin_table(table_, cfg_.family))) {
+      auto it = named.find(b->name);
+      if (it == named.end() || !it->second.emptied)
+        bases.emplace_back(b->name);
+    }
+    const KernelTable some = transport_->read_chains(family, table_, bases);
+    if (!some.exists)
+      return missing();
     const std::optional<TableState> partly = kernel_side(some);
     if (partly)
       known = wanted(&*partly);
@@ -459,14 +505,36 @@ private:
   // The block's --noflush commands sent as they are, with `generation`;
   // the journal records the table they make when it is known (`after`,
   // its kernel rules keyed as the journal keys them).
-  void send_commands(uint32_t generation, DesiredTable *after) {
+  // With `partly` the table was not read whole (read_for_commands): which
+  // of the chains the block declares it makes is not known, so only its
+  // rules are numbered (when no chain is declared among them), and the
+  // record is kept only when the table's count of chains after the commit
+  // is that of `after`.
+  void send_commands(uint32_t generation, DesiredTable *after,
+                     bool partly = false) {
     phase_stats().incremental = "commands";
+    std::vector<Allocation> made;
+    if (after != nullptr && journal_ != nullptr) {
+      made = after->allocations;
+      if (partly)
+        rules_only(made);
+    }
     const bool whole = after != nullptr && journal_ != nullptr;
     if (whole)
-      JournalKeeper::ask_echo(*batch_, after->allocations);
+      JournalKeeper::ask_echo(*batch_, made);
     commit_batch(*batch_, *transport_, &generation);
     if (journal_ == nullptr)
       return;
+    if (whole && partly) {
+      const KernelTable now =
+          transport_->read_chains(batch_family(), table_, {});
+      if (now.use != after->state.chains.size()) {
+        phase_stats().journal_note =
+            "not kept: the table holds chains the block does not name";
+        keep_journal(generation, true, nullptr, nullptr, {});
+        return;
+      }
+    }
     if (!whole) {
       keep_journal(generation, true, nullptr, nullptr, {});
       return;
@@ -477,7 +545,23 @@ private:
       for (const StateRule &r : c.rules)
         h.push_back(r.handle); // the kernel's; 0 for the batch's
     }
-    keep_journal(generation, true, after, &handles, after->allocations);
+    keep_journal(generation, true, after, &handles, made);
+  }
+
+  // `made` reduced to the batch's rules. (When the kernel makes a chain
+  // between the first and the last of them, their echoed handles are not
+  // consecutive, and nothing is recorded.)
+  void rules_only(std::vector<Allocation> &made) const {
+    std::vector<bool> rule(batch_->messages(), false);
+    batch_->each_message([&](std::string_view m, size_t i) {
+      rule[i] = (reinterpret_cast<const nlmsghdr *>(m.data())->nlmsg_type &
+                 0xff) == NFT_MSG_NEWRULE;
+    });
+    std::vector<Allocation> rules;
+    for (const Allocation &a : made)
+      if (rule[a.message])
+        rules.push_back(a);
+    made = std::move(rules);
   }
 
   // The block's replacement batch sent whole, with `generation`; the
@@ -544,6 +628,7 @@ private:
   // fingerprint, no host name looked up), which the driver then hands over
   // unparsed (takes_unparsed).
   void begin_journal() {
+    speculating_ = false;
     journal_state_.reset();
     known_lines_.clear();
     unparsed_.clear();
@@ -560,6 +645,12 @@ private:
       return;
     if (journal_state_->fingerprint != fingerprint()) {
       want_fingerprint_current_ = false;
+      return;
+    }
+    if (journal_state_->block != 0 && !parse_all_ && !no_speculation_ &&
+        !cfg_.verbose) {
+      speculating_ = true;
+      speculation_ = Speculation{block_seed(), 0, false};
       return;
     }
     // -v prints every rule: every line is parsed.
@@ -670,17 +761,44 @@ private:
   }
 
   // The block read and parsed again, every line, through this writer.
-  void parse_again() {
+  // With `every_line` false, lines the journal knows are still taken
+  // unparsed, but the whole block is not (after a block that is not the
+  // one recorded).
+  void parse_again(bool every_line = true) {
     phase_stats().unparsed -= unparsed_.size();
     batch_.reset();
-    parse_all_ = true;
+    parse_all_ = every_line;
+    no_speculation_ = true;
     try {
-      reread(*this);
+      text_.reread(*this, !every_line);
     } catch (...) {
-      parse_all_ = false;
+      parse_all_ = no_speculation_ = false;
       throw;
     }
-    parse_all_ = false;
+    parse_all_ = no_speculation_ = false;
+  }
+
+  // The lines of a block that say what it does: declarations, commands
+  // and rules (comments, blank lines and the table and COMMIT lines
+  // aside).
+  static bool block_line(std::string_view l) {
+    return !l.empty() && (l[0] == '-' || l[0] == ':' || l[0] == '[');
+  }
+
+  // Whether a rule or chain of `want` is given counters (-c).
+  static bool counters_in(const DesiredTable &want) {
+    for (const StateChain &c : want.state.chains) {
+      if (c.counters)
+        return true;
+      for (const StateRule &r : c.rules)
+        if (r.counters)
+          return true;
+    }
+    return false;
+  }
+
+  uint64_t block_seed() const {
+    return hash64_seed ^ (cfg_.noflush ? 0x6e6f666c757368ull : 0);
   }
 
   // Each rule's line hash for the journal (0 for a line that looked a
@@ -690,12 +808,26 @@ private:
     if (cfg_.family == Family::bridge)
       return;
     const int first = text_.first();
+    const int last = first + text_.count() - 1; // the COMMIT line
     std::vector<uint64_t> hashes(static_cast<size_t>(text_.count()), 0);
-    text_.each(first, first + text_.count() - 1,
-               [&](std::string_view l, int n) {
-                 if (n >= first && n - first < static_cast<int>(hashes.size()))
-                   hashes[static_cast<size_t>(n - first)] = hash64(l);
-               });
+    // The block's hash, as takes_unparsed makes it, when loading the block
+    // again would leave the table as it is: no counters given, no host
+    // name looked up, no line saying something that is not hashed.
+    uint64_t block = block_seed();
+    bool whole = want.repeatable && looked_up_.empty() && !counters_in(want);
+    text_.each(first, last, [&](std::string_view l, int n) {
+      if (n < first || n - first >= static_cast<int>(hashes.size()))
+        return;
+      hashes[static_cast<size_t>(n - first)] = hash64(l);
+      if (n == first || n == last)
+        return;
+      if (block_line(l))
+        block = hash64(l, block);
+      else if (l.find_first_not_of(" \t") != std::string_view::npos &&
+               l.front() != '#')
+        whole = false;
+    });
+    want.state.block = whole ? block : 0;
     // The line of each rule, as an index into hashes; a line that made
     // several rules (-s a,b) is parsed every time: its hash stands for
     // one rule.
@@ -774,6 +906,8 @@ private:
 
   void add(Block::Entry &&e) {
     cur_loc_ = e.decl ? e.decl->loc : e.cmd ? e.cmd->loc : cur_loc_;
+    if (speculating_)
+      speculation_.broken = true; // a line that says something, parsed
     if (journal_ != nullptr) {
       // A line whose parsing looked a host name up is parsed every time.
       const uint64_t lookups = host_lookups();
@@ -842,7 +976,7 @@ private:
   void verbose_preamble(const std::string &table, const Location &loc) {
     bool lines_only = incremental();
     KernelTable kt = lines_only
-                         ? transport_->read_chains(batch_->family(), table, {})
+                         ? transport_->read_chain_list(batch_->family(), table)
                          : transport_->read_table(batch_->family(), table);
     // A base chain that drops stays (emptied) where a replacement would
     // delete it: such a block is sent as iptables-nft sends it.
@@ -977,6 +1111,17 @@ private:
   };
   std::vector<Unparsed> unparsed_; // lines taken unparsed, in order
   bool parse_all_ = false;         // parse_again: no line taken unparsed
+  // The journal's record names the block that made the table (its hash):
+  // the block's lines are taken unparsed and hashed until COMMIT shows
+  // whether it is that block; if not, it is parsed again.
+  bool speculating_ = false;
+  bool no_speculation_ = false; // parsing the block again
+  bool new_block_ = false;      // ... because it is not the one recorded
+  struct Speculation {
+    uint64_t hash;
+    size_t lines;
+    bool broken; // a line that says something went to the parser
+  } speculation_{0, 0, false};
   uint64_t seen_lookups_ = 0;
   std::set<int> looked_up_; // lines whose parsing looked a host name up
   bool table_ready_ = false;

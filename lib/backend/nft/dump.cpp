@@ -88,11 +88,12 @@ void drain(mnl_socket *nl, char *buf, size_t size) {
 
 KernelTable read_kernel_table(mnl_socket *nl, uint32_t family,
                               const std::string &table,
-                              const std::set<std::string> *rules_of) {
+                              const std::vector<std::string> *only,
+                              bool rules) {
   // A dump another commit interrupts is read again, as iptables-nft does.
   for (int attempt = 1;; ++attempt) {
     try {
-      return read_kernel_table_once(nl, family, table, rules_of);
+      return read_kernel_table_once(nl, family, table, only, rules);
     } catch (const DumpInterrupted &) {
       if (attempt == 100) {
         errno = EINTR;
@@ -102,72 +103,112 @@ KernelTable read_kernel_table(mnl_socket *nl, uint32_t family,
   }
 }
 
-KernelTable read_kernel_table_once(mnl_socket *nl, uint32_t family,
-                                   const std::string &table,
-                                   const std::set<std::string> *rules_of) {
-  KernelTable out;
+namespace {
+
+// The table's own count of what it holds (chains, sets, stateful objects
+// and flowtables) into out.use; false when the table does not exist.
+bool read_table_use(mnl_socket *nl, uint32_t family, const std::string &table,
+                    uint32_t seq, KernelTable &out) {
   std::vector<char> req(MNL_SOCKET_BUFFER_SIZE);
-  uint32_t seq = static_cast<uint32_t>(time(nullptr));
-
-  nlmsghdr *nlh = nftnl_nlmsg_build_hdr(req.data(), NFT_MSG_GETCHAIN, family,
-                                        NLM_F_DUMP, seq);
-  nftnl_chain *c = nftnl_chain_alloc();
-  nftnl_chain_set_str(c, NFTNL_CHAIN_TABLE, table.c_str());
-  nftnl_chain_nlmsg_build_payload(nlh, c);
-  nftnl_chain_free(c);
-  out.name = table;
-  out.exists = run_dump(nl, nlh, "chains", [&](const nlmsghdr *m) {
-    std::string in;
-    KernelChain kc = parse_chain(m, &in);
-    if (in == table)
-      out.chains.push_back(std::move(kc));
-  });
-  if (!out.exists)
-    return out;
-
-  // The table's own count of what it holds: chains, sets, stateful
-  // objects and flowtables.
-  nlh = nftnl_nlmsg_build_hdr(req.data(), NFT_MSG_GETTABLE, family, NLM_F_ACK,
-                              ++seq);
+  nlmsghdr *nlh = nftnl_nlmsg_build_hdr(req.data(), NFT_MSG_GETTABLE, family,
+                                        NLM_F_ACK, seq);
   mnl_attr_put_strz(nlh, NFTA_TABLE_NAME, table.c_str());
-  // (A chain dump of a table that does not exist is merely empty.)
-  out.exists = run_dump(nl, nlh, "table", [&](const nlmsghdr *m) {
+  return run_dump(nl, nlh, "table", [&](const nlmsghdr *m) {
     nft::each_top(m, [&](const nlattr *a) {
       if (mnl_attr_get_type(a) == NFTA_TABLE_USE)
         out.use = ntohl(mnl_attr_get_u32(a));
     });
   });
-  if (!out.exists)
-    out.chains.clear();
+}
 
-  // One rule dump per chain: the kernel resumes a dump by walking again
-  // from the first rule it covers, so one dump of the whole table costs
-  // time quadratic in all its rules, one per chain only in each chain's.
-  for (auto &kc : out.chains) {
-    if (rules_of != nullptr && !rules_of->count(kc.name))
-      continue;
-    nlh = nftnl_nlmsg_build_hdr(req.data(), NFT_MSG_GETRULE, family, NLM_F_DUMP,
-                                ++seq);
-    nftnl_rule *r = nftnl_rule_alloc();
-    nftnl_rule_set_str(r, NFTNL_RULE_TABLE, table.c_str());
-    nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, kc.name.c_str());
-    nftnl_rule_nlmsg_build_payload(nlh, r);
-    nftnl_rule_free(r);
-    run_dump(nl, nlh, "rules", [&](const nlmsghdr *m) {
-      nftnl_rule *rr = nftnl_rule_alloc();
-      if (nftnl_rule_nlmsg_parse(m, rr) == 0 &&
-          table == nftnl_rule_get_str(rr, NFTNL_RULE_TABLE) &&
-          kc.name == nftnl_rule_get_str(rr, NFTNL_RULE_CHAIN)) {
-        kc.rules.push_back(nftnl_rule_get_u64(rr, NFTNL_RULE_HANDLE));
-        kc.messages.emplace_back(reinterpret_cast<const char *>(m),
-                                 m->nlmsg_len);
+// One chain's rules, in order, into kc (one rule dump: the kernel resumes
+// a dump by walking again from the first rule it covers, so one dump of
+// the whole table costs time quadratic in all its rules, one per chain
+// only in each chain's).
+void read_chain_rules(mnl_socket *nl, uint32_t family, const std::string &table,
+                      uint32_t seq, KernelChain &kc) {
+  std::vector<char> req(MNL_SOCKET_BUFFER_SIZE);
+  nlmsghdr *nlh = nftnl_nlmsg_build_hdr(req.data(), NFT_MSG_GETRULE, family,
+                                        NLM_F_DUMP, seq);
+  nftnl_rule *r = nftnl_rule_alloc();
+  nftnl_rule_set_str(r, NFTNL_RULE_TABLE, table.c_str());
+  nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, kc.name.c_str());
+  nftnl_rule_nlmsg_build_payload(nlh, r);
+  nftnl_rule_free(r);
+  run_dump(nl, nlh, "rules", [&](const nlmsghdr *m) {
+    nftnl_rule *rr = nftnl_rule_alloc();
+    if (nftnl_rule_nlmsg_parse(m, rr) == 0 &&
+        table == nftnl_rule_get_str(rr, NFTNL_RULE_TABLE) &&
+        kc.name == nftnl_rule_get_str(rr, NFTNL_RULE_CHAIN)) {
+      kc.rules.push_back(nftnl_rule_get_u64(rr, NFTNL_RULE_HANDLE));
+      kc.messages.emplace_back(reinterpret_cast<const char *>(m), m->nlmsg_len);
+    }
+    nftnl_rule_free(rr);
+  });
+  if (family == NFPROTO_BRIDGE && !kc.messages.empty())
+    kc.eb_policy = eb_policy_verdict(
+        reinterpret_cast<const nlmsghdr *>(kc.messages.back().data()));
+}
+
+// The chain `name` of `table` (one GETCHAIN), if it exists.
+std::optional<KernelChain> read_one_chain(mnl_socket *nl, uint32_t family,
+                                          const std::string &table,
+                                          const std::string &name,
+                                          uint32_t seq) {
+  std::vector<char> req(MNL_SOCKET_BUFFER_SIZE);
+  nlmsghdr *nlh = nftnl_nlmsg_build_hdr(req.data(), NFT_MSG_GETCHAIN, family,
+                                        NLM_F_ACK, seq);
+  nftnl_chain *c = nftnl_chain_alloc();
+  nftnl_chain_set_str(c, NFTNL_CHAIN_TABLE, table.c_str());
+  nftnl_chain_set_str(c, NFTNL_CHAIN_NAME, name.c_str());
+  nftnl_chain_nlmsg_build_payload(nlh, c);
+  nftnl_chain_free(c);
+  std::optional<KernelChain> out;
+  run_dump(nl, nlh, "chain", [&](const nlmsghdr *m) {
+    std::string in;
+    if (NFNL_MSG_TYPE(m->nlmsg_type) == NFT_MSG_NEWCHAIN)
+      out = parse_chain(m, &in);
+  });
+  return out;
+}
+
+} // namespace
+
+KernelTable read_kernel_table_once(mnl_socket *nl, uint32_t family,
+                                   const std::string &table,
+                                   const std::vector<std::string> *only,
+                                   bool rules) {
+  KernelTable out;
+  out.name = table;
+  uint32_t seq = static_cast<uint32_t>(time(nullptr));
+  // (A chain dump of a table that does not exist is merely empty.)
+  out.exists = read_table_use(nl, family, table, seq, out);
+  if (!out.exists)
+    return out;
+  if (only != nullptr) {
+    for (const auto &name : *only)
+      if (auto kc = read_one_chain(nl, family, table, name, ++seq)) {
+        read_chain_rules(nl, family, table, ++seq, *kc);
+        out.chains.push_back(std::move(*kc));
       }
-      nftnl_rule_free(rr);
-    });
-    if (family == NFPROTO_BRIDGE && !kc.messages.empty())
-      kc.eb_policy = eb_policy_verdict(
-          reinterpret_cast<const nlmsghdr *>(kc.messages.back().data()));
+    return out;
   }
+  std::vector<char> req(MNL_SOCKET_BUFFER_SIZE);
+  nlmsghdr *nlh = nftnl_nlmsg_build_hdr(req.data(), NFT_MSG_GETCHAIN, family,
+                                        NLM_F_DUMP, ++seq);
+  nftnl_chain *c = nftnl_chain_alloc();
+  nftnl_chain_set_str(c, NFTNL_CHAIN_TABLE, table.c_str());
+  nftnl_chain_nlmsg_build_payload(nlh, c);
+  nftnl_chain_free(c);
+  run_dump(nl, nlh, "chains", [&](const nlmsghdr *m) {
+    std::string in;
+    KernelChain kc = parse_chain(m, &in);
+    if (in == table)
+      out.chains.push_back(std::move(kc));
+  });
+  if (rules)
+    for (auto &kc : out.chains)
+      read_chain_rules(nl, family, table, ++seq, kc);
   return out;
 }
 

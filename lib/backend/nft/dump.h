@@ -4,19 +4,20 @@
 #include <libmnl/libmnl.h>
 
 #include <functional>
-#include <set>
 #include <string>
+#include <vector>
 
 #include "fastrestore/nft_dumper.h"
 #include "fastrestore/nft_transport.h"
 
 namespace fastrestore::nft {
 
-// One table with the rules of every chain, or (`rules_of` given) only of
-// the chains it names.
+// One table with every chain, or (`only`) the chains named that exist;
+// with the chains' rules unless `rules` is false.
 KernelTable read_kernel_table(mnl_socket *nl, uint32_t family,
                               const std::string &table,
-                              const std::set<std::string> *rules_of = nullptr);
+                              const std::vector<std::string> *only = nullptr,
+                              bool rules = true);
 
 // The ruleset's generation id (one GETGEN): every commit changes it.
 uint32_t kernel_generation(mnl_socket *nl);
@@ -40,6 +41,7 @@ bool ends_answer(const char *buf, size_t len);
 void drain(mnl_socket *nl, char *buf, size_t size);
 KernelTable read_kernel_table_once(mnl_socket *nl, uint32_t family,
                                    const std::string &table,
-                                   const std::set<std::string> *rules_of);
+                                   const std::vector<std::string> *only,
+                                   bool rules);
 
 } // namespace fastrestore::nft

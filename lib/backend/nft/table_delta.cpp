@@ -196,6 +196,7 @@ public:
       }
     }
     out.allocations = std::move(allocations_);
+    out.repeatable = repeatable_;
     return out;
   }
 
@@ -212,6 +213,7 @@ private:
     size_t index = SIZE_MAX;
     size_t kernel = SIZE_MAX; // the kernel's chain it is
     bool alive = true, emptied = false;
+    bool flushed = false; // by the batch, before what it adds
     std::vector<Rule> rules;
   };
 
@@ -234,6 +236,8 @@ private:
     } else if ((header(m)->nlmsg_flags & NLM_F_EXCL) != 0) {
       return false;
     }
+    if ((header(m)->nlmsg_flags & NLM_F_EXCL) != 0)
+      repeatable_ = false; // -N: refused the second time
     const StateChain made = state_chain(kc);
     if (made.base) {
       c->state.base = true;
@@ -261,6 +265,7 @@ private:
     Chain *c = find(kc.name);
     if (c == nullptr || !c->rules.empty())
       return false;
+    repeatable_ = repeatable_ && c->flushed; // else: gone the second time
     c->alive = false;
     c->emptied = true;
     by_name_.erase(kc.name);
@@ -273,6 +278,7 @@ private:
     Chain *c = find(name);
     if (at == Placing::other || c == nullptr)
       return false;
+    repeatable_ = repeatable_ && c->flushed; // else: added twice
     Rule r{batch_rule(batch_, m, index), m, index, allocations_.size()};
     allocations_.push_back({index, SIZE_MAX, SIZE_MAX});
     if (at == Placing::append)
@@ -292,9 +298,10 @@ private:
       return false;
     if (handle == 0) { // the chain flushed
       c->rules.clear();
-      c->emptied = true;
+      c->emptied = c->flushed = true;
       return true;
     }
+    repeatable_ = false;
     for (auto it = c->rules.begin(); it != c->rules.end(); ++it)
       if (it->index == SIZE_MAX && it->state.handle == handle) {
         c->rules.erase(it);
@@ -307,6 +314,7 @@ private:
   // The batch's messages that make chains and rules, in order (the rule
   // each made, if it stays, is filled in by result()).
   std::vector<Allocation> allocations_;
+  bool repeatable_ = true;
   std::vector<Chain> chains_;
   std::unordered_map<std::string, size_t> by_name_;
 };
@@ -410,6 +418,35 @@ std::optional<DesiredTable> noflush_table(const Batch &batch,
   if (emptied != nullptr)
     emptied->assign(kernel.chains.size(), false);
   return sim.result(emptied);
+}
+
+std::unordered_map<std::string, NoflushChain>
+noflush_chains(const Batch &batch) {
+  std::unordered_map<std::string, NoflushChain> out;
+  batch.each_message([&](std::string_view m, size_t) {
+    std::string_view chain;
+    uint64_t handle = 0;
+    bool by_id = false;
+    switch (nft_type(m)) {
+    case NFT_MSG_NEWRULE:
+      rule_placing(m, chain);
+      ++out[std::string(chain)].rules;
+      break;
+    case NFT_MSG_DELRULE:
+      rule_target(m, chain, handle, by_id);
+      if (handle == 0 && !by_id)
+        out[std::string(chain)].emptied = true;
+      break;
+    case NFT_MSG_DELCHAIN: {
+      std::string table;
+      out[parse_chain(header(m), &table).name].emptied = true;
+      break;
+    }
+    default:
+      break;
+    }
+  });
+  return out;
 }
 
 std::optional<TableState> kernel_side(const KernelTable &table) {

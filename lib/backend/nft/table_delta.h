@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "fastrestore/delta.h"
@@ -44,6 +45,10 @@ struct DesiredTable {
   std::vector<std::vector<size_t>> rule_index;
   std::vector<std::vector<int>> rule_lines; // each rule's input line
   std::vector<Allocation> allocations;      // of the replacement batch
+  // Whether the batch, sent again to the table it makes, makes it again
+  // (a replacement; --noflush commands that only fill chains they flush
+  // and delete chains they declare).
+  bool repeatable = true;
 };
 
 // Rules keyed by message; nullopt when `replacement` does more than make
@@ -68,6 +73,16 @@ std::optional<DesiredTable> desired_table(const Batch &replacement);
 std::optional<DesiredTable> noflush_table(const Batch &batch,
                                           const TableState &kernel,
                                           std::vector<bool> *emptied = nullptr);
+
+// What a --noflush batch does to each chain it names, read from the batch
+// alone: whether it empties the chain (flushes or deletes it), and how
+// many rules it puts in it.
+struct NoflushChain {
+  bool emptied = false;
+  size_t rules = 0;
+};
+std::unordered_map<std::string, NoflushChain>
+noflush_chains(const Batch &batch);
 
 // The kernel's table as a delta's kernel side, rules keyed by identity;
 // nullopt when a rule uses a set (its name changes with every load).

@@ -36,9 +36,14 @@ public:
     return read_kernel_table(nl_, family, table);
   }
 
+  KernelTable read_chain_list(uint32_t family,
+                              const std::string &table) override {
+    return read_kernel_table(nl_, family, table, nullptr, false);
+  }
+
   KernelTable read_chains(uint32_t family, const std::string &table,
-                          const std::set<std::string> &rules_of) override {
-    return read_kernel_table(nl_, family, table, &rules_of);
+                          const std::vector<std::string> &names) override {
+    return read_kernel_table(nl_, family, table, &names);
   }
 
   bool chain_exists(uint32_t family, const std::string &table,
