@@ -305,3 +305,20 @@ TEST_CASE("table delta: --noflush commands a delta does not take",
   REQUIRE(once);
   CHECK_FALSE(once->repeatable);
 }
+
+TEST_CASE("table delta: what --noflush commands do to each chain they name",
+          "[table_delta]") {
+  auto b = commands({chain_op(OpKind::chain_restore, "web", 2),
+                     rule_op(OpKind::rule_append, "web", "-j DROP", 3, 1),
+                     rule_op(OpKind::rule_append, "web", "-j ACCEPT", 4, 2),
+                     rule_op(OpKind::rule_append, "INPUT", "-j web", 5, 3),
+                     chain_op(OpKind::chain_delete, "old", 6)});
+  const auto named = nft::noflush_chains(*b);
+  REQUIRE(named.size() == 3);
+  CHECK(named.at("web").emptied);
+  CHECK(named.at("web").rules == 2);
+  CHECK_FALSE(named.at("INPUT").emptied);
+  CHECK(named.at("INPUT").rules == 1);
+  CHECK(named.at("old").emptied);
+  CHECK(named.at("old").rules == 0);
+}
