@@ -441,13 +441,12 @@ private:
   // --noflush without a current journal: the kernel's table as far as it
   // matters. The whole table is read, to send only the changes, where
   // reading_pays (judged from the rules the block puts in each chain).
-  // Otherwise the chains the block leaves alone (those it neither flushes,
-  // declares nor deletes) are read with their rules, when the block sends
-  // at least 1,000 rules (a reload such as kube-proxy's: one read of a few
-  // chains against a large batch; after it the journal is current) or
-  // when they are all base chains, so that the table the commands make is
-  // known (`known`) and recorded. A missing table is known empty. True
-  // when the kernel's side is read whole (keyed by identity).
+  // Otherwise, with a journal to keep, the base chains the block does not
+  // empty are read with their rules (a few small requests, no chain dump)
+  // and the commands applied to them give the table they make (`known`),
+  // recorded when the kernel's count of the table's chains agrees
+  // (send_commands). A missing table is known empty. True when the
+  // kernel's side is read whole (keyed by identity).
   bool read_for_commands(std::optional<TableState> &kernel,
                          std::optional<DesiredTable> &want,
                          std::optional<DesiredTable> &known) {
