@@ -81,6 +81,11 @@ public:
   // Inside a table block that is not skipped (-T): a line here that is not
   // COMMIT or a new table is the block's.
   bool in_block() const { return in_table_ && !skipping_; }
+  // Whether `line` may go to BlockSink::takes_unparsed before it is fed:
+  // a line of a block being read, other than its COMMIT.
+  bool offers(std::string_view line) const {
+    return in_block() && line != "COMMIT";
+  }
   // With implicit_commit: whether `line` (a table line while a table is
   // open) commits the open table; end_table() does it.
   bool ends_table(std::string_view line) const {

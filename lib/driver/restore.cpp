@@ -156,8 +156,7 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
         text.reset();
       text.add(lineno, line,
                prescan ? prescan->line_offset() : reader->line_offset());
-      if (parser.in_block() && line != "COMMIT" &&
-          writer->takes_unparsed(line, lineno))
+      if (parser.offers(line) && writer->takes_unparsed(line, lineno))
         continue;
       parser.feed(line, lineno, pre);
     }

@@ -128,13 +128,17 @@ public:
     cur_loc_ = loc;
     genid_.reset();
     verbose_whole_ = false;
-    if (cfg_.verbose && !cfg_.noflush && transport_ != nullptr) {
+    const bool preamble =
+        cfg_.verbose && !cfg_.noflush && transport_ != nullptr;
+    if (preamble) {
       if (hold && coalescer_->pending_table(table))
         refuse_held_read(table);
       note_generation();
       verbose_preamble(table, loc);
     }
-    if (!cfg_.verbose || cfg_.noflush || transport_ == nullptr || incremental())
+    // With --incremental the preamble only prints: the block is planned
+    // as a replacement.
+    if (!preamble || incremental())
       begin_block(*batch_, table, loc, !cfg_.noflush, table_ready_);
     needs_model_ = false;
     refusals_.clear();
@@ -233,8 +237,8 @@ public:
 
 private:
   // --incremental applies to a block sent on its own (not held with
-  // other blocks), without -v (which names every chain flushed, as a
-  // replacement does) and without -t.
+  // other blocks), without -t, not to the ebtables command line, and not
+  // to a -v block that keeps a DROP base chain (verbose_preamble).
   bool incremental() const {
     return cfg_.incremental && !cfg_.test && !cfg_.command_line &&
            !verbose_whole_ && transport_ != nullptr && coalescer_ == nullptr;
@@ -242,13 +246,10 @@ private:
 
   // The table the block would leave, from its batch: a replacement's own
   // chains and rules, or --noflush's commands applied to `kernel`.
-  std::optional<DesiredTable> wanted(const TableState *kernel,
-                                     std::vector<bool> *emptied = nullptr) {
+  std::optional<DesiredTable> wanted(const TableState &kernel) {
     if (!cfg_.noflush)
       return desired_table(*batch_);
-    if (kernel == nullptr)
-      return std::nullopt;
-    return noflush_table(*batch_, *kernel, emptied);
+    return noflush_table(*batch_, kernel);
   }
 
   // The block as the changes from what the kernel's table holds (delta.h),
@@ -276,16 +277,7 @@ private:
         return;
       }
       phase_stats().unparsed -= speculation_.lines;
-      // Parsed again, the block's own hash goes in the record even when
-      // nothing changed.
-      new_block_ = true;
-      try {
-        parse_again(false);
-      } catch (...) {
-        new_block_ = false;
-        throw;
-      }
-      new_block_ = false;
+      parse_again(false);
       return;
     }
     note_generation();
@@ -297,7 +289,7 @@ private:
       kernel = std::move(journal_state_);
       journal_state_.reset();
       stats.state_source = "the journal";
-      want = wanted(&*kernel);
+      want = wanted(*kernel);
       // Lines taken unparsed join the rules parsed; when the delta needs
       // more of them than their keys, the block is parsed whole again.
       if (!unparsed_.empty() && !needs_model_ &&
@@ -461,7 +453,7 @@ private:
     }
     auto missing = [&] {
       kernel.emplace();
-      want = wanted(&*kernel);
+      want = wanted(*kernel);
       stats.state_source = "the kernel (no such table)";
       return false;
     };
@@ -473,7 +465,7 @@ private:
         return false;
       kernel = kernel_side(kt);
       if (kernel)
-        want = wanted(&*kernel);
+        want = wanted(*kernel);
       stats.state_source = "reading the table";
       return kernel.has_value();
     }
@@ -495,7 +487,7 @@ private:
       return missing();
     const std::optional<TableState> partly = kernel_side(some);
     if (partly)
-      known = wanted(&*partly);
+      known = wanted(*partly);
     if (known)
       stats.state_source = "reading the chains the block leaves";
     return false;
@@ -506,7 +498,7 @@ private:
   // its kernel rules keyed as the journal keys them).
   // With `partly` the table was not read whole (read_for_commands): which
   // of the chains the block declares it makes is not known, so only its
-  // rules are numbered (when no chain is declared among them), and the
+  // rules are numbered (rule_allocations), and the
   // record is kept only when the table's count of chains after the commit
   // is that of `after`.
   void send_commands(uint32_t generation, DesiredTable *after,
@@ -514,9 +506,8 @@ private:
     phase_stats().incremental = "commands";
     std::vector<Allocation> made;
     if (after != nullptr && journal_ != nullptr) {
-      made = after->allocations;
-      if (partly)
-        rules_only(made);
+      made = partly ? rule_allocations(*batch_, after->allocations)
+                    : after->allocations;
     }
     const bool whole = after != nullptr && journal_ != nullptr;
     if (whole)
@@ -547,22 +538,6 @@ private:
     keep_journal(generation, true, after, &handles, made);
   }
 
-  // `made` reduced to the batch's rules. (When the kernel makes a chain
-  // between the first and the last of them, their echoed handles are not
-  // consecutive, and nothing is recorded.)
-  void rules_only(std::vector<Allocation> &made) const {
-    std::vector<bool> rule(batch_->messages(), false);
-    batch_->each_message([&](std::string_view m, size_t i) {
-      rule[i] = (reinterpret_cast<const nlmsghdr *>(m.data())->nlmsg_type &
-                 0xff) == NFT_MSG_NEWRULE;
-    });
-    std::vector<Allocation> rules;
-    for (const Allocation &a : made)
-      if (rule[a.message])
-        rules.push_back(a);
-    made = std::move(rules);
-  }
-
   // The block's replacement batch sent whole, with `generation`; the
   // journal records the table it makes.
   void send_replacement(uint32_t generation,
@@ -589,13 +564,10 @@ private:
       phase_stats().journal_note = "not kept: " + why;
   }
 
-  // Each chain's rules, and whether sending the block registers its hook
-  // again (a replacement's base chains).
-  static std::vector<std::pair<size_t, bool>> sizes(const DesiredTable &want,
-                                                    bool hooks = true) {
+  static std::vector<std::pair<size_t, bool>> sizes(const DesiredTable &want) {
     std::vector<std::pair<size_t, bool>> out;
     for (const auto &c : want.state.chains)
-      out.emplace_back(c.rules.size(), hooks && c.base);
+      out.emplace_back(c.rules.size(), c.base);
     return out;
   }
 
@@ -762,19 +734,24 @@ private:
   // The block read and parsed again, every line, through this writer.
   // With `every_line` false, lines the journal knows are still taken
   // unparsed, but the whole block is not (after a block that is not the
-  // one recorded).
+  // one recorded: its own hash then goes in the record even when nothing
+  // changed).
   void parse_again(bool every_line = true) {
     phase_stats().unparsed -= unparsed_.size();
     batch_.reset();
+    const bool was_new = new_block_;
     parse_all_ = every_line;
     no_speculation_ = true;
+    new_block_ = was_new || !every_line;
     try {
       text_.reread(*this, !every_line);
     } catch (...) {
       parse_all_ = no_speculation_ = false;
+      new_block_ = was_new;
       throw;
     }
     parse_all_ = no_speculation_ = false;
+    new_block_ = was_new;
   }
 
   // The lines of a block that say what it does: declarations, commands

@@ -142,7 +142,6 @@ public:
       c.state = kernel.chains[k];
       c.state.rules.clear();
       c.state.counters = false; // desired side: no counters given
-      c.kernel = k;
       for (const StateRule &kr : kernel.chains[k].rules) {
         Rule &r = c.rules.emplace_back();
         r.state = kr;
@@ -170,11 +169,9 @@ public:
     }
   }
 
-  DesiredTable result(std::vector<bool> *emptied) {
+  DesiredTable result() {
     DesiredTable out;
     for (Chain &c : chains_) {
-      if (emptied != nullptr && c.kernel != SIZE_MAX && c.emptied)
-        (*emptied)[c.kernel] = true;
       if (!c.alive)
         continue;
       out.chain_messages.push_back(c.message);
@@ -211,8 +208,7 @@ private:
     StateChain state; // without its rules
     std::string_view message;
     size_t index = SIZE_MAX;
-    size_t kernel = SIZE_MAX; // the kernel's chain it is
-    bool alive = true, emptied = false;
+    bool alive = true;
     bool flushed = false; // by the batch, before what it adds
     std::vector<Rule> rules;
   };
@@ -267,7 +263,6 @@ private:
       return false;
     repeatable_ = repeatable_ && c->flushed; // else: gone the second time
     c->alive = false;
-    c->emptied = true;
     by_name_.erase(kc.name);
     return true;
   }
@@ -298,7 +293,7 @@ private:
       return false;
     if (handle == 0) { // the chain flushed
       c->rules.clear();
-      c->emptied = c->flushed = true;
+      c->flushed = true;
       return true;
     }
     repeatable_ = false;
@@ -406,8 +401,7 @@ std::optional<DesiredTable> desired_table(const Batch &replacement) {
 }
 
 std::optional<DesiredTable> noflush_table(const Batch &batch,
-                                          const TableState &kernel,
-                                          std::vector<bool> *emptied) {
+                                          const TableState &kernel) {
   NoflushSim sim(batch, kernel);
   bool simple = true;
   batch.each_message([&](std::string_view m, size_t index) {
@@ -415,9 +409,20 @@ std::optional<DesiredTable> noflush_table(const Batch &batch,
   });
   if (!simple)
     return std::nullopt;
-  if (emptied != nullptr)
-    emptied->assign(kernel.chains.size(), false);
-  return sim.result(emptied);
+  return sim.result();
+}
+
+std::vector<Allocation> rule_allocations(const Batch &batch,
+                                         const std::vector<Allocation> &made) {
+  std::vector<bool> rule(batch.messages(), false);
+  batch.each_message([&](std::string_view m, size_t i) {
+    rule[i] = nft_type(m) == NFT_MSG_NEWRULE;
+  });
+  std::vector<Allocation> out;
+  for (const Allocation &a : made)
+    if (rule[a.message])
+      out.push_back(a);
+  return out;
 }
 
 std::unordered_map<std::string, NoflushChain>

@@ -64,15 +64,19 @@ std::optional<DesiredTable> desired_table(const Batch &replacement);
 // chains and rules carry their messages; the kernel's carry none
 // (chain_index and rule_index SIZE_MAX) and keep their keys and handles.
 // `allocations` are the batch's messages that make chains and rules (a
-// rule deleted again in the batch: rule SIZE_MAX).
-// `emptied`, when given, marks each kernel chain whose rules the batch
-// flushes or which it deletes. nullopt when the batch does anything else
+// rule deleted again in the batch: rule SIZE_MAX). nullopt when the batch
+// does anything else
 // (a rule placed by position or transaction id, a replacement, a rename,
 // a set) or what the kernel would refuse (a chain made twice with -N, a
 // non-empty chain deleted, a rule of a chain the table lacks).
 std::optional<DesiredTable> noflush_table(const Batch &batch,
-                                          const TableState &kernel,
-                                          std::vector<bool> *emptied = nullptr);
+                                          const TableState &kernel);
+
+// The allocations of `made` that are rules of `batch` (NEWRULE). When the
+// kernel makes a chain between the first and the last of them, their
+// echoed handles are not consecutive, and JournalKeeper records nothing.
+std::vector<Allocation> rule_allocations(const Batch &batch,
+                                         const std::vector<Allocation> &made);
 
 // What a --noflush batch does to each chain it names, read from the batch
 // alone: whether it empties the chain (flushes or deletes it), and how
