@@ -70,6 +70,23 @@ given_counters() {
 }
 check "-c: a line's counters win, others stay" given_counters
 
+# ... also when the journal knows the line: a line that gives counters is
+# parsed every time (the rule's counters moved since: traffic on lo).
+journal_counters() {
+  printf '*filter\n:INPUT ACCEPT [0:0]\n:x - [0:0]\n-A INPUT -j x\n-A x -c 5 6 -j ACCEPT\n-A x -s 192.0.2.1/32 -j DROP\nCOMMIT\n' >"$tmp/c1"
+  sed 's/192.0.2.1/192.0.2.2/' "$tmp/c1" >"$tmp/c2"
+  unshare -n bash -c "
+    ip link set lo up
+    '$fr' -c --incremental <'$tmp/c1' || exit 1
+    for i in 1 2 3; do (echo >/dev/tcp/127.0.0.1/9) 2>/dev/null; done
+    iptables-nft-save -c | grep -qxF -- '[5:6] -A x -j ACCEPT' && exit 1
+    '$fr' -c --incremental <'$tmp/c2' || exit 1
+    iptables-nft-save -c" >"$tmp/out" &&
+    grep -qxF -- '[5:6] -A x -j ACCEPT' "$tmp/out" &&
+    grep -qxF -- '[0:0] -A x -s 192.0.2.2/32 -j DROP' "$tmp/out"
+}
+check "-c: a known line's counters win too" journal_counters
+
 # The same input again: nothing sent, every handle as it was.
 unchanged() {
   unshare -n bash -c "

@@ -778,7 +778,8 @@ private:
   }
 
   // Each rule's line hash for the journal (0 for a line that looked a
-  // host name up, and in bridge tables, whose lines are always parsed).
+  // host name up or gave counters, and in bridge tables, whose lines are
+  // always parsed).
   void note_lines(DesiredTable &want) {
     want.state.fingerprint = cfg_.family == Family::bridge ? 0 : fingerprint();
     if (cfg_.family == Family::bridge)
@@ -821,8 +822,11 @@ private:
       for (size_t d = 0; d < want.state.chains[c].rules.size(); ++d) {
         const int n = want.rule_lines[c][d];
         const size_t i = slot(n);
-        const bool known =
-            i != SIZE_MAX && rules_of[i] == 1 && !looked_up_.count(n);
+        // A rule given counters (-c) is parsed every time: its line sets
+        // them, where a line taken unparsed keeps the kernel's.
+        const bool known = i != SIZE_MAX && rules_of[i] == 1 &&
+                           !looked_up_.count(n) &&
+                           !want.state.chains[c].rules[d].counters;
         want.state.chains[c].rules[d].line = known ? hashes[i] : 0;
       }
   }
