@@ -238,6 +238,28 @@ noflush_kept() {
 }
 check "--noflush: kept rules of declared chains keep their counters" noflush_kept
 
+# --noflush with the journal: rule lines it knows are not parsed again;
+# a block that also deletes or inserts by number (planned from the
+# kernel's rules) is parsed whole, and ends as without --incremental.
+noflush_unparsed() {
+  printf '*filter\n:x - [0:0]\n-A x -s 10.0.0.1/32 -j ACCEPT\n-A x -s 10.0.0.2/32 -j ACCEPT\n-A x -s 10.0.0.3/32 -j ACCEPT\nCOMMIT\n' >"$tmp/u1"
+  sed 's/10.0.0.3/10.0.0.4/' "$tmp/u1" >"$tmp/u2"
+  sed 's/^COMMIT/-D x 2\n-I x 2 -s 10.0.0.9\/32 -j DROP\n-D x -s 10.0.0.1\/32 -j ACCEPT\nCOMMIT/' "$tmp/u1" >"$tmp/u3"
+  unshare -n bash -c "
+    '$fr' --noflush <'$tmp/u1' && '$fr' --noflush <'$tmp/u3' && iptables-nft-save" >"$tmp/ref" &&
+    unshare -n bash -c "
+    '$fr' --noflush --incremental <'$tmp/u1' || exit 1
+    '$fr' --noflush --incremental --stats <'$tmp/u2' 2>'$tmp/stats1' || exit 1
+    '$fr' --noflush --incremental <'$tmp/u1' || exit 1
+    '$fr' --noflush --incremental --stats <'$tmp/u3' 2>'$tmp/stats2' || exit 1
+    iptables-nft-save" >"$tmp/out" &&
+    grep -q 'incremental, changes: 2 rules kept, 1 added, 1 removed, 2 lines unparsed; kernel state from the journal' "$tmp/stats1" &&
+    grep -q ', 0 lines unparsed' "$tmp/stats2" &&
+    diff -u <(grep -v '^#' "$tmp/ref") <(grep -v '^#' "$tmp/out")
+}
+check "--noflush: known lines unparsed, numbered commands parse the block" \
+  noflush_unparsed
+
 # -v with --incremental: iptables-nft-restore -v's lines, then the way the
 # block went and each chain changed. (iptables-nft-restore -v keeps a base
 # chain whose policy is DROP where a replacement deletes it: such a table

@@ -310,6 +310,37 @@ TEST_CASE("table delta: --noflush commands a delta does not take",
   CHECK_FALSE(once->repeatable);
 }
 
+TEST_CASE("table delta: --noflush rule lines taken unparsed, by line",
+          "[table_delta]") {
+  const TableState kernel = kernel_filter();
+  // :web - (line 2), [line 3 known], -A web (line 4), [line 5 known],
+  // -X old (line 6), [line 7 known, to INPUT].
+  auto b = commands({chain_op(OpKind::chain_restore, "web", 2),
+                     rule_op(OpKind::rule_append, "web", "-j DROP", 4, 1),
+                     chain_op(OpKind::chain_restore, "old", 5),
+                     chain_op(OpKind::chain_delete, "old", 6)});
+  const std::vector<nft::KnownAppend> known{{3, "web", 201}, {7, "INPUT", 202}};
+  auto want = nft::noflush_table(*b, kernel, known);
+  REQUIRE(want);
+  const auto &web = want->state.chains[1];
+  REQUIRE(web.name == "web");
+  REQUIRE(web.rules.size() == 2);
+  CHECK(web.rules[0].key == 201); // line 3, before line 4's rule
+  CHECK(want->rule_messages[1][0].empty());
+  CHECK(want->rule_lines[1][0] == 3);
+  CHECK(want->rule_lines[1][1] == 4);
+  const auto &input = want->state.chains[0];
+  REQUIRE(input.rules.size() == 3);
+  CHECK(input.rules[2].key == 202); // after the last message
+  CHECK(want->rule_lines[0][2] == 7);
+  // An append to INPUT, which the block does not flush: added again.
+  CHECK_FALSE(want->repeatable);
+  // Only the batch's own rule is numbered by the kernel.
+  CHECK(want->allocations.size() == 1);
+  // A known line for a chain the block deleted before it: no table.
+  CHECK_FALSE(nft::noflush_table(*b, kernel, {{7, "old", 203}}));
+}
+
 TEST_CASE("table delta: what --noflush commands do to each chain they name",
           "[table_delta]") {
   auto b = commands({chain_op(OpKind::chain_restore, "web", 2),

@@ -96,6 +96,7 @@ public:
         if (coalescer_ != nullptr && !hold)
           coalescer_->flush();
         note_generation();
+        planner_read_ = true;
         return transport_->read_table(batch_->family(), table);
       };
       kernel.chain_exists = [this, table, hold](const std::string &chain) {
@@ -141,6 +142,7 @@ public:
     if (!preamble || incremental())
       begin_block(*batch_, table, loc, !cfg_.noflush, table_ready_);
     needs_model_ = false;
+    planner_read_ = false;
     refusals_.clear();
     begin_journal();
   }
@@ -179,6 +181,13 @@ public:
   }
 
   void commit(const Location &loc) override {
+    // A command planned from the kernel's rules, or refused, without the
+    // rule lines taken unparsed before it: the block is parsed whole.
+    if (!unparsed_.empty() && !needs_model_ &&
+        (refusals_.any() || planner_read_)) {
+      parse_again();
+      return;
+    }
     if (refusals_.any()) {
       batch_.reset();
       refusals_.throw_first();
@@ -245,11 +254,21 @@ private:
   }
 
   // The table the block would leave, from its batch: a replacement's own
-  // chains and rules, or --noflush's commands applied to `kernel`.
-  std::optional<DesiredTable> wanted(const TableState &kernel) {
+  // chains and rules, or --noflush's commands applied to `kernel` (with
+  // `journal`, the kernel's side from the journal, with the rule lines
+  // taken unparsed too).
+  std::optional<DesiredTable> wanted(const TableState &kernel,
+                                     bool journal = false) {
     if (!cfg_.noflush)
       return desired_table(*batch_);
-    return noflush_table(*batch_, kernel);
+    std::vector<KnownAppend> known;
+    if (journal && !needs_model_) {
+      known.reserve(unparsed_.size());
+      for (const Unparsed &u : unparsed_)
+        known.push_back({u.line, kernel.chains[u.chain].name,
+                         kernel.chains[u.chain].rules[u.rule].key});
+    }
+    return noflush_table(*batch_, kernel, known);
   }
 
   // The block as the changes from what the kernel's table holds (delta.h),
@@ -289,11 +308,12 @@ private:
       kernel = std::move(journal_state_);
       journal_state_.reset();
       stats.state_source = "the journal";
-      want = wanted(*kernel);
-      // Lines taken unparsed join the rules parsed; when the delta needs
-      // more of them than their keys, the block is parsed whole again.
+      want = wanted(*kernel, true);
+      // Lines taken unparsed join the rules parsed (--noflush: in
+      // wanted); when the delta needs more of them than their keys, the
+      // block is parsed whole again.
       if (!unparsed_.empty() && !needs_model_ &&
-          !(want && take_unparsed(*want, *kernel))) {
+          !(want && (cfg_.noflush || take_unparsed(*want, *kernel)))) {
         parse_again();
         return;
       }
@@ -373,7 +393,7 @@ private:
         // is the one parsing every line finds (a kept line that jumps to
         // a chain the block no longer declares), as without the journal;
         // --noflush's commands give their own.
-        if (cfg_.noflush) {
+        if (cfg_.noflush && !partial) {
           send_commands(generation, nullptr);
           verbose_report(nullptr, want, kernel);
           return;
@@ -625,7 +645,7 @@ private:
       return;
     }
     // -v prints every rule: every line is parsed.
-    if (parse_all_ || cfg_.noflush || cfg_.verbose)
+    if (parse_all_ || cfg_.verbose)
       return;
     // An open-addressing table of at least twice the rules (line hashes
     // are hashes already: their low bits are the slot).
@@ -738,6 +758,8 @@ private:
   // changed).
   void parse_again(bool every_line = true) {
     phase_stats().unparsed -= unparsed_.size();
+    // The block's rules are those its first reading counted.
+    const uint64_t rules = phase_stats().rules;
     batch_.reset();
     const bool was_new = new_block_;
     parse_all_ = every_line;
@@ -752,6 +774,7 @@ private:
     }
     parse_all_ = no_speculation_ = false;
     new_block_ = was_new;
+    phase_stats().rules = rules;
   }
 
   // The lines of a block that say what it does: declarations, commands
@@ -1106,6 +1129,7 @@ private:
   std::set<int> looked_up_; // lines whose parsing looked a host name up
   bool table_ready_ = false;
   bool needs_model_ = false;
+  bool planner_read_ = false;  // a command planned from the kernel's rules
   bool verbose_whole_ = false; // -v: this block not --incremental
   HeldRefusals refusals_;      // the block's planning refusals, until COMMIT
   EbPolicies eb_policies_{cfg_.noflush};

@@ -7,6 +7,7 @@
 #include <linux/netlink.h>
 
 #include <cstring>
+#include <deque>
 #include <unordered_map>
 
 #include "fastrestore/hash64.h"
@@ -136,7 +137,6 @@ void rule_target(std::string_view m, std::string_view &chain, uint64_t &handle,
 class NoflushSim {
 public:
   NoflushSim(const Batch &batch, const TableState &kernel) : batch_(batch) {
-    chains_.reserve(kernel.chains.size());
     for (size_t k = 0; k < kernel.chains.size(); ++k) {
       Chain &c = chains_.emplace_back();
       c.state = kernel.chains[k];
@@ -148,7 +148,7 @@ public:
         r.state.counters = false;
         r.state.line = 0;
       }
-      by_name_[c.state.name] = k;
+      by_name_[c.state.name] = k; // a deque's elements stay where they are
     }
   }
 
@@ -167,6 +167,18 @@ public:
     default:
       return false;
     }
+  }
+
+  // A rule line taken unparsed: its recorded rule appended.
+  bool append_known(const KnownAppend &k) {
+    Chain *c = find(k.chain);
+    if (c == nullptr)
+      return false;
+    repeatable_ = repeatable_ && c->flushed; // else: added twice
+    Rule &r = c->rules.emplace_back();
+    r.state.key = k.key;
+    r.line = k.line;
+    return true;
   }
 
   DesiredTable result() {
@@ -188,7 +200,7 @@ public:
         sc.rules.push_back(r.state);
         messages.push_back(r.message);
         index.push_back(r.index);
-        lines.push_back(r.index == SIZE_MAX ? 0
+        lines.push_back(r.index == SIZE_MAX ? r.line
                                             : batch_.location(r.index).line);
       }
     }
@@ -203,6 +215,7 @@ private:
     std::string_view message; // empty: the kernel's
     size_t index = SIZE_MAX;
     size_t allocation = SIZE_MAX; // in allocations_
+    int line = 0;                 // a known append's
   };
   struct Chain {
     StateChain state; // without its rules
@@ -214,7 +227,7 @@ private:
   };
 
   Chain *find(std::string_view name) {
-    auto it = by_name_.find(std::string(name));
+    auto it = by_name_.find(name);
     return it == by_name_.end() ? nullptr : &chains_[it->second];
   }
 
@@ -226,9 +239,9 @@ private:
     Chain *c = find(kc.name);
     if (c == nullptr) {
       allocations_.push_back({index, SIZE_MAX, SIZE_MAX});
-      by_name_[kc.name] = chains_.size();
       c = &chains_.emplace_back();
       c->state.name = kc.name;
+      by_name_[c->state.name] = chains_.size() - 1;
     } else if ((header(m)->nlmsg_flags & NLM_F_EXCL) != 0) {
       return false;
     }
@@ -310,8 +323,8 @@ private:
   // each made, if it stays, is filled in by result()).
   std::vector<Allocation> allocations_;
   bool repeatable_ = true;
-  std::vector<Chain> chains_;
-  std::unordered_map<std::string, size_t> by_name_;
+  std::deque<Chain> chains_;
+  std::unordered_map<std::string_view, size_t> by_name_; // names in chains_
 };
 
 } // namespace
@@ -400,13 +413,24 @@ std::optional<DesiredTable> desired_table(const Batch &replacement) {
   return out;
 }
 
-std::optional<DesiredTable> noflush_table(const Batch &batch,
-                                          const TableState &kernel) {
+std::optional<DesiredTable>
+noflush_table(const Batch &batch, const TableState &kernel,
+              const std::vector<KnownAppend> &known) {
   NoflushSim sim(batch, kernel);
   bool simple = true;
+  size_t k = 0; // the next known append
   batch.each_message([&](std::string_view m, size_t index) {
+    if (!simple)
+      return;
+    if (k < known.size()) {
+      const int line = batch.location(index).line;
+      while (simple && k < known.size() && known[k].line < line)
+        simple = sim.append_known(known[k++]);
+    }
     simple = simple && sim.apply(m, index);
   });
+  while (simple && k < known.size())
+    simple = sim.append_known(known[k++]);
   if (!simple)
     return std::nullopt;
   return sim.result();

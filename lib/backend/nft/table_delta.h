@@ -69,8 +69,19 @@ std::optional<DesiredTable> desired_table(const Batch &replacement);
 // (a rule placed by position or transaction id, a replacement, a rename,
 // a set) or what the kernel would refuse (a chain made twice with -N, a
 // non-empty chain deleted, a rule of a chain the table lacks).
-std::optional<DesiredTable> noflush_table(const Batch &batch,
-                                          const TableState &kernel);
+//
+// `known` are rule lines the block's batch lacks because they were taken
+// unparsed (the journal knows their text), in line order: each appends
+// its recorded rule (key only, no message; rule_lines its line) where its
+// line falls among the batch's messages.
+struct KnownAppend {
+  int line;
+  std::string_view chain;
+  uint64_t key;
+};
+std::optional<DesiredTable>
+noflush_table(const Batch &batch, const TableState &kernel,
+              const std::vector<KnownAppend> &known = {});
 
 // The allocations of `made` that are rules of `batch` (NEWRULE). When the
 // kernel makes a chain between the first and the last of them, their
