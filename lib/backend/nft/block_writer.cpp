@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "coalescer.h"
 #include "fastrestore/bridge_policy.h"
@@ -163,6 +164,13 @@ public:
     if (known_lines_.empty() || needs_model_ || line.size() < 4 ||
         line.compare(0, 3, "-A ") != 0)
       return false;
+    // --noflush: a rule appended to a chain the block has not emptied is
+    // added to what the kernel holds, and needs its message: parsed.
+    if (cfg_.noflush) {
+      const std::string_view rest = line.substr(3);
+      if (!emptied_.count(hash64(rest.substr(0, rest.find_first_of(" \t")))))
+        return false;
+    }
     const KnownLine *known = find_line(hash64(line));
     if (known == nullptr)
       return false;
@@ -623,6 +631,7 @@ private:
     journal_state_.reset();
     known_lines_.clear();
     unparsed_.clear();
+    emptied_.clear();
     looked_up_.clear();
     want_fingerprint_current_ = true;
     if (!incremental() || journal_ == nullptr)
@@ -856,6 +865,24 @@ private:
 
   uint32_t batch_family() const { return nfproto_of(cfg_.family); }
 
+  // --noflush: the chains the block has emptied so far (declared,
+  // flushed or made), by their names' hashes.
+  void note_emptied(const Op &op) {
+    switch (op.kind) {
+    case OpKind::chain_restore:
+    case OpKind::chain_flush:
+    case OpKind::chain_new:
+      emptied_.insert(hash64(op.chain.name));
+      break;
+    case OpKind::chain_delete:
+    case OpKind::chain_rename:
+      emptied_.erase(hash64(op.chain.name));
+      break;
+    default:
+      break;
+    }
+  }
+
   std::string chain_key(const std::string &chain) const {
     return std::to_string(static_cast<int>(cfg_.family)) + "/" + table_ + "/" +
            chain;
@@ -932,6 +959,8 @@ private:
     for (const auto &op : ops_) {
       if (coalescer_ != nullptr)
         note_chains(op);
+      if (!known_lines_.empty())
+        note_emptied(op);
       // ebtables -v -A (a --noflush block of one command) prints the rule
       // too.
       if (cfg_.verbose && (!cfg_.noflush || cfg_.command_line) &&
@@ -1112,8 +1141,9 @@ private:
     int line;
     uint32_t chain, rule; // in journal_state_
   };
-  std::vector<Unparsed> unparsed_; // lines taken unparsed, in order
-  bool parse_all_ = false;         // parse_again: no line taken unparsed
+  std::vector<Unparsed> unparsed_;       // lines taken unparsed, in order
+  std::unordered_set<uint64_t> emptied_; // note_emptied
+  bool parse_all_ = false;               // parse_again: no line taken unparsed
   // The journal's record names the block that made the table (its hash):
   // the block's lines are taken unparsed and hashed until COMMIT shows
   // whether it is that block; if not, it is parsed again.
