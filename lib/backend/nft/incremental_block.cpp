@@ -1,0 +1,782 @@
+// --incremental for the nf_tables writer (incremental_block.h): the
+// journal's record of a block's table, the block's lines taken unparsed
+// or the whole block hashed, and at COMMIT the delta from what the kernel
+// holds, sent, and recorded.
+#include "incremental_block.h"
+
+#include <linux/netfilter/nf_tables.h>
+
+#include <cstdio>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "fastrestore/delta.h"
+#include "fastrestore/hash64.h"
+#include "fastrestore/name_lookups.h"
+#include "fastrestore/nft_backend.h"
+#include "fastrestore/parse_fingerprint.h"
+#include "fastrestore/stats.h"
+#include "fastrestore/tables.h"
+#include "journal_keeper.h"
+
+namespace fastrestore::nft {
+namespace {
+
+class Incremental : public IncrementalBlock {
+  struct KnownLine; // a line the journal knows
+
+public:
+  Incremental(const RestoreConfig &cfg, Transport *transport,
+              const BlockSource &text, BlockSink &writer,
+              std::unique_ptr<Batch> &batch, const bool &needs_model,
+              std::function<uint32_t()> generation)
+      : cfg_(cfg), transport_(transport), text_(text), writer_(writer),
+        batch_(batch), needs_model_(needs_model),
+        generation_(std::move(generation)) {
+    journal_ = JournalKeeper::open(&journal_off_);
+  }
+
+  void begin(const std::string &table, const Location &loc, bool on) override {
+    table_ = table;
+    loc_ = loc;
+    begin_journal(on);
+  }
+
+  bool takes_unparsed(std::string_view line, int lineno) override {
+    if (speculating_) {
+      // The whole block may be the one recorded: its lines are hashed,
+      // not parsed (the rest, comments and the like, are parsed).
+      if (!block_line(line))
+        return false;
+      speculation_.hash = hash64(line, speculation_.hash);
+      ++speculation_.lines;
+      ++phase_stats().unparsed;
+      if (line.compare(0, 3, "-A ") == 0)
+        ++phase_stats().rules;
+      return true;
+    }
+    if (known_lines_.empty() || needs_model_ || line.size() < 4 ||
+        line.compare(0, 3, "-A ") != 0)
+      return false;
+    // --noflush: a rule appended to a chain the block has not emptied is
+    // added to what the kernel holds, and needs its message: parsed.
+    if (cfg_.noflush) {
+      const std::string_view rest = line.substr(3);
+      if (!emptied_.count(hash64(rest.substr(0, rest.find_first_of(" \t")))))
+        return false;
+    }
+    const KnownLine *known = find_line(hash64(line));
+    if (known == nullptr)
+      return false;
+    unparsed_.push_back({lineno, known->chain, known->rule});
+    ++phase_stats().rules;
+    ++phase_stats().unparsed;
+    return true;
+  }
+
+  void note_entry(int line) override {
+    if (speculating_)
+      speculation_.broken = true; // a line that says something, parsed
+    if (journal_ != nullptr) {
+      // A line whose parsing looked a host name up is parsed every time.
+      const uint64_t lookups = host_lookups();
+      if (lookups != seen_lookups_) {
+        seen_lookups_ = lookups;
+        looked_up_.insert(line);
+      }
+    }
+  }
+
+  void note_op(const Op &op) override {
+    if (!known_lines_.empty())
+      note_emptied(op);
+  }
+
+  bool parse_whole_first(bool planned_from_kernel) override {
+    if (unparsed_.empty() || needs_model_ || !planned_from_kernel)
+      return false;
+    parse_again();
+    return true;
+  }
+
+  void commit(uint32_t id_base) override { commit_incremental(id_base); }
+
+private:
+  // The table the block would leave, from its batch: a replacement's own
+  // chains and rules, or --noflush's commands applied to `kernel` (with
+  // `journal`, the kernel's side from the journal, with the rule lines
+  // taken unparsed too).
+  std::optional<DesiredTable> wanted(const TableState &kernel,
+                                     bool journal = false) {
+    if (!cfg_.noflush)
+      return desired_table(*batch_);
+    std::vector<KnownAppend> known;
+    if (journal && !needs_model_) {
+      known.reserve(unparsed_.size());
+      for (const Unparsed &u : unparsed_)
+        known.push_back({u.line, kernel.chains[u.chain].name,
+                         kernel.chains[u.chain].rules[u.rule].key});
+    }
+    return noflush_table(*batch_, kernel, known);
+  }
+
+  // The block as the changes from what the kernel's table holds (delta.h),
+  // made from its batch, or the batch itself (a replacement, or --noflush's
+  // commands): the changes when the kernel's side is known, from the
+  // journal or by reading the table where that costs less than the batch,
+  // and the delta keeps the table's meaning (the table exists, a
+  // replacement would not leave it empty, it holds no set; base chains of
+  // the same hooks). Either is sent with the generation the journal or
+  // the read was of, and the journal then records what the kernel holds.
+  void commit_incremental(uint32_t id_base) {
+    PhaseStats &stats = phase_stats();
+    stats.incremental = cfg_.noflush ? "commands" : "replacement";
+    stats.kept = stats.added = stats.removed = 0;
+    stats.state_source = nullptr;
+    if (speculating_) {
+      speculating_ = false;
+      if (!speculation_.broken && speculation_.hash == journal_state_->block) {
+        // The block the record was made by, which leaves the table as it
+        // is: nothing to parse, plan or send.
+        stats.incremental = "nothing";
+        stats.kept = journal_state_->rule_count();
+        stats.state_source = "the journal";
+        journal_state_.reset();
+        return;
+      }
+      phase_stats().unparsed -= speculation_.lines;
+      parse_again(false);
+      return;
+    }
+    const uint32_t generation = generation_();
+    std::optional<TableState> kernel;
+    std::optional<DesiredTable> want;
+    bool read = false; // the kernel's side read from the kernel
+    if (journal_state_) {
+      kernel = std::move(journal_state_);
+      journal_state_.reset();
+      stats.state_source = "the journal";
+      want = wanted(*kernel, true);
+      // Lines taken unparsed join the rules parsed (--noflush: in
+      // wanted); when the delta needs more of them than their keys, the
+      // block is parsed whole again.
+      if (!unparsed_.empty() && !needs_model_ &&
+          !(want && (cfg_.noflush || take_unparsed(*want, *kernel)))) {
+        parse_again();
+        return;
+      }
+    } else {
+      stats.journal_note = journal_ != nullptr ? journal_why_ : journal_off_;
+    }
+    std::optional<DesiredTable> known; // --noflush: to record, not to plan
+    if (!kernel && cfg_.noflush) {
+      read = read_for_commands(kernel, want, known);
+    } else if (!kernel) {
+      want = desired_table(*batch_);
+      if (want && !want->state.chains.empty() && reading_pays(sizes(*want))) {
+        KernelTable kt = transport_->read_table(batch_family(), table_);
+        // A table holding sets or other objects (made with nft) loses
+        // them in a replacement: replaced.
+        if (kt.exists && kt.use == kt.chains.size())
+          kernel = kernel_side(kt);
+        read = kernel.has_value();
+        if (read)
+          stats.state_source = "reading the table";
+      }
+    }
+    std::optional<Delta> delta;
+    if (kernel && want && (cfg_.noflush || !want->state.chains.empty())) {
+      // A table read is compared by identity (rule_identity), the
+      // journal's by message; the journal keeps message keys.
+      std::vector<uint64_t> message_keys;
+      if (read)
+        message_keys = rekey(*want, RuleKey::identity);
+      delta = plan_delta(want->state, *kernel, cfg_.counters);
+      if (read)
+        rekey(*want, message_keys);
+    }
+    const bool partial = !unparsed_.empty() && !needs_model_;
+    if (delta && !has_messages(*delta, *want)) {
+      if (partial) {
+        parse_again();
+        return;
+      }
+      delta.reset(); // --noflush: a kernel rule the delta cannot keep
+    }
+    if (partial && !delta) {
+      parse_again();
+      return;
+    }
+    if (!delta) {
+      if (!cfg_.noflush)
+        send_replacement(generation, want);
+      else
+        send_commands(generation,
+                      known  ? &*known
+                      : want ? &*want
+                             : nullptr,
+                      known.has_value());
+      verbose_report(nullptr, want, kernel);
+      return;
+    }
+    for (const auto &c : delta->chains) {
+      stats.kept += c.kept;
+      stats.added += c.added;
+      stats.removed += c.removed;
+    }
+    stats.incremental = delta->ops.empty() ? "nothing" : "changes";
+    std::vector<Allocation> made;
+    const bool send = !delta->ops.empty();
+    if (send) {
+      Batch changes(cfg_.family, id_base);
+      made = write_delta(changes, *delta, *want, *batch_, *kernel, table_,
+                         cfg_.family, loc_);
+      if (journal_ != nullptr)
+        JournalKeeper::ask_echo(changes, made);
+      changes.finish();
+      try {
+        commit_batch(changes, *transport_, &generation);
+      } catch (const Error &) {
+        // Refused (nothing changed): with lines taken unparsed, the error
+        // is the one parsing every line finds (a kept line that jumps to
+        // a chain the block no longer declares), as without the journal;
+        // --noflush's commands give their own.
+        if (cfg_.noflush && !partial) {
+          send_commands(generation, nullptr);
+          verbose_report(nullptr, want, kernel);
+          return;
+        }
+        if (!partial)
+          throw;
+        parse_again();
+        return;
+      }
+    }
+    // Read from the kernel, or changed: the journal learns the table.
+    if (journal_ != nullptr &&
+        (send || read || !want_fingerprint_current_ || new_block_))
+      keep_journal(generation, send, &*want, &delta->kept_handles, made);
+    verbose_report(&*delta, want, kernel);
+  }
+
+  // -v: the way the block went (--stats' words), and with a delta each
+  // chain it changed: rules kept, added and removed.
+  void verbose_report(const Delta *delta,
+                      const std::optional<DesiredTable> &want,
+                      const std::optional<TableState> &kernel) {
+    if (!cfg_.verbose)
+      return;
+    const PhaseStats &stats = phase_stats();
+    printf("Incremental `%s': %s", table_.c_str(), stats.incremental);
+    if (stats.state_source != nullptr)
+      printf(", kernel state from %s", stats.state_source);
+    if (delta == nullptr) {
+      printf("\n");
+      fflush(stdout);
+      return;
+    }
+    printf(": %llu rules kept, %llu added, %llu removed\n",
+           static_cast<unsigned long long>(stats.kept),
+           static_cast<unsigned long long>(stats.added),
+           static_cast<unsigned long long>(stats.removed));
+    size_t same = 0;
+    for (const ChainDelta &c : delta->chains) {
+      const std::string &name = c.deleted ? kernel->chains[c.chain].name
+                                          : want->state.chains[c.chain].name;
+      if (c.deleted)
+        printf("  chain `%s' deleted: %zu removed\n", name.c_str(), c.removed);
+      else if (c.created)
+        printf("  chain `%s' made: %zu added\n", name.c_str(), c.added);
+      else if (c.added != 0 || c.removed != 0)
+        printf("  chain `%s': %zu kept, %zu added, %zu removed\n", name.c_str(),
+               c.kept, c.added, c.removed);
+      else
+        ++same;
+    }
+    if (same != 0)
+      printf("  %zu chain%s unchanged\n", same, same == 1 ? "" : "s");
+    fflush(stdout);
+  }
+
+  // --noflush without a current journal: the kernel's table as far as it
+  // matters. The whole table is read, to send only the changes, where
+  // reading_pays (judged from the rules the block puts in each chain).
+  // Otherwise, with a journal to keep, the base chains the block does not
+  // empty are read with their rules (a few small requests, no chain dump)
+  // and the commands applied to them give the table they make (`known`),
+  // recorded when the kernel's count of the table's chains agrees
+  // (send_commands). A missing table is known empty. True when the
+  // kernel's side is read whole (keyed by identity).
+  bool read_for_commands(std::optional<TableState> &kernel,
+                         std::optional<DesiredTable> &want,
+                         std::optional<DesiredTable> &known) {
+    PhaseStats &stats = phase_stats();
+    const uint32_t family = batch_family();
+    const auto named = noflush_chains(*batch_);
+    std::vector<std::pair<size_t, bool>> sizes;
+    size_t rules = 0;
+    for (const auto &[name, c] : named) {
+      sizes.emplace_back(c.rules, false);
+      rules += c.rules;
+    }
+    auto missing = [&] {
+      kernel.emplace();
+      want = wanted(*kernel);
+      stats.state_source = "the kernel (no such table)";
+      return false;
+    };
+    if (!sizes.empty() && reading_pays(sizes)) {
+      KernelTable kt = transport_->read_table(family, table_);
+      if (!kt.exists)
+        return missing();
+      if (kt.use != kt.chains.size())
+        return false;
+      kernel = kernel_side(kt);
+      if (kernel)
+        want = wanted(*kernel);
+      stats.state_source = "reading the table";
+      return kernel.has_value();
+    }
+    if (journal_ == nullptr)
+      return false; // nothing to record
+    // The base chains the block does not empty, read; the chains it
+    // empties need not be; a chain it does neither to fails the
+    // simulation; whether the table holds any other is told by its count
+    // of chains after the commit (send_commands).
+    std::vector<std::string> bases;
+    for (const BuiltinChain *b :
+         chains_in_hook_order(*find_builtin_table(table_, cfg_.family))) {
+      auto it = named.find(b->name);
+      if (it == named.end() || !it->second.emptied)
+        bases.emplace_back(b->name);
+    }
+    const KernelTable some = transport_->read_chains(family, table_, bases);
+    if (!some.exists)
+      return missing();
+    const std::optional<TableState> partly = kernel_side(some);
+    if (partly)
+      known = wanted(*partly);
+    if (known)
+      stats.state_source = "reading the chains the block leaves";
+    return false;
+  }
+
+  // The block's --noflush commands sent as they are, with `generation`;
+  // the journal records the table they make when it is known (`after`,
+  // its kernel rules keyed as the journal keys them).
+  // With `partly` the table was not read whole (read_for_commands): which
+  // of the chains the block declares it makes is not known, so only its
+  // rules are numbered (rule_allocations), and the
+  // record is kept only when the table's count of chains after the commit
+  // is that of `after`.
+  void send_commands(uint32_t generation, DesiredTable *after,
+                     bool partly = false) {
+    phase_stats().incremental = "commands";
+    std::vector<Allocation> made;
+    if (after != nullptr && journal_ != nullptr) {
+      made = partly ? rule_allocations(*batch_, after->allocations)
+                    : after->allocations;
+    }
+    const bool whole = after != nullptr && journal_ != nullptr;
+    if (whole)
+      JournalKeeper::ask_echo(*batch_, made);
+    commit_batch(*batch_, *transport_, &generation);
+    if (journal_ == nullptr)
+      return;
+    if (whole && partly) {
+      const KernelTable now =
+          transport_->read_chains(batch_family(), table_, {});
+      if (now.use != after->state.chains.size()) {
+        phase_stats().journal_note =
+            "not kept: the table holds chains the block does not name";
+        keep_journal(generation, true, nullptr, nullptr, {});
+        return;
+      }
+    }
+    if (!whole) {
+      keep_journal(generation, true, nullptr, nullptr, {});
+      return;
+    }
+    std::vector<std::vector<uint64_t>> handles;
+    for (const StateChain &c : after->state.chains) {
+      auto &h = handles.emplace_back();
+      for (const StateRule &r : c.rules)
+        h.push_back(r.handle); // the kernel's; 0 for the batch's
+    }
+    keep_journal(generation, true, after, &handles, made);
+  }
+
+  // The block's replacement batch sent whole, with `generation`; the
+  // journal records the table it makes.
+  void send_replacement(uint32_t generation,
+                        std::optional<DesiredTable> &want) {
+    if (journal_ != nullptr && !want)
+      want = desired_table(*batch_);
+    const bool whole = want && !want->state.chains.empty();
+    if (journal_ != nullptr && whole)
+      JournalKeeper::ask_echo(*batch_, want->allocations);
+    commit_batch(*batch_, *transport_, &generation);
+    if (journal_ != nullptr)
+      keep_journal(generation, true, whole ? &*want : nullptr, nullptr,
+                   whole ? want->allocations : std::vector<Allocation>{});
+  }
+
+  void keep_journal(uint32_t generation, bool committed, DesiredTable *want,
+                    const std::vector<std::vector<uint64_t>> *kept,
+                    const std::vector<Allocation> &made) {
+    if (want != nullptr)
+      note_lines(*want);
+    std::string why;
+    if (!journal_->record(*transport_, batch_family(), table_, generation,
+                          committed, want, kept, made, &why))
+      phase_stats().journal_note = "not kept: " + why;
+  }
+
+  static std::vector<std::pair<size_t, bool>> sizes(const DesiredTable &want) {
+    std::vector<std::pair<size_t, bool>> out;
+    for (const auto &c : want.state.chains)
+      out.emplace_back(c.rules.size(), c.base);
+    return out;
+  }
+
+  // Gives `want`'s rules keys of kind `how`; returns the keys they had.
+  static std::vector<uint64_t> rekey(DesiredTable &want, RuleKey how) {
+    std::vector<uint64_t> old;
+    for (size_t c = 0; c < want.state.chains.size(); ++c)
+      for (size_t d = 0; d < want.state.chains[c].rules.size(); ++d) {
+        old.push_back(want.state.chains[c].rules[d].key);
+        // The kernel's own rules (--noflush) keep the key they have.
+        if (!want.rule_messages[c][d].empty())
+          want.state.chains[c].rules[d].key =
+              rule_key(want.rule_messages[c][d], how);
+      }
+    return old;
+  }
+
+  // Gives `want`'s rules back the keys `keys` (rekey's).
+  static void rekey(DesiredTable &want, const std::vector<uint64_t> &keys) {
+    size_t i = 0;
+    for (auto &c : want.state.chains)
+      for (auto &r : c.rules)
+        r.key = keys[i++];
+  }
+
+  // --incremental with the journal: its record of the table, read at the
+  // block's start for the generation the block is sent with, and the
+  // block's rule lines that it knows by their text (parsed under the same
+  // fingerprint, no host name looked up), which the driver then hands over
+  // unparsed (takes_unparsed).
+  void begin_journal(bool on) {
+    speculating_ = false;
+    journal_state_.reset();
+    known_lines_.clear();
+    unparsed_.clear();
+    emptied_.clear();
+    looked_up_.clear();
+    want_fingerprint_current_ = true;
+    if (!on || journal_ == nullptr)
+      return;
+    seen_lookups_ = host_lookups();
+    const uint32_t generation = generation_();
+    journal_why_.clear();
+    journal_state_ =
+        journal_->load(batch_family(), table_, generation, &journal_why_);
+    if (!journal_state_ || cfg_.family == Family::bridge)
+      return;
+    if (journal_state_->fingerprint != fingerprint()) {
+      want_fingerprint_current_ = false;
+      return;
+    }
+    if (journal_state_->block != 0 && !parse_all_ && !no_speculation_ &&
+        !cfg_.verbose) {
+      speculating_ = true;
+      speculation_ = Speculation{block_seed(), 0, false};
+      return;
+    }
+    // -v prints every rule: every line is parsed.
+    if (parse_all_ || cfg_.verbose)
+      return;
+    // An open-addressing table of at least twice the rules (line hashes
+    // are hashes already: their low bits are the slot).
+    const auto &chains = journal_state_->chains;
+    size_t slots = 16;
+    while (slots < 2 * journal_state_->rule_count())
+      slots *= 2;
+    known_lines_.assign(slots, KnownLine{0, 0, 0});
+    for (uint32_t c = 0; c < chains.size(); ++c)
+      for (uint32_t r = 0; r < chains[c].rules.size(); ++r) {
+        const uint64_t h = chains[c].rules[r].line;
+        if (h == 0)
+          continue;
+        size_t i = h & (slots - 1);
+        while (known_lines_[i].line != 0 && known_lines_[i].line != h)
+          i = (i + 1) & (slots - 1);
+        if (known_lines_[i].line == 0)
+          known_lines_[i] = {h, c, r};
+      }
+  }
+
+  const KnownLine *find_line(uint64_t h) const {
+    if (h == 0)
+      return nullptr;
+    const size_t mask = known_lines_.size() - 1;
+    for (size_t i = h & mask; known_lines_[i].line != 0; i = (i + 1) & mask)
+      if (known_lines_[i].line == h)
+        return &known_lines_[i];
+    return nullptr;
+  }
+
+  uint64_t fingerprint() {
+    if (!fingerprint_)
+      fingerprint_ = parse_fingerprint(cfg_.family, cfg_.counters);
+    return *fingerprint_;
+  }
+
+  // The lines taken unparsed, each as its journal rule's key, into `want`
+  // (the rules parsed) in line order. False when a line's chain is not in
+  // the block: the block is then parsed whole. (A kept line that jumps to
+  // a chain the block no longer declares keeps the kernel from deleting
+  // that chain: the batch is refused, and the block parsed whole.)
+  bool take_unparsed(DesiredTable &want, const TableState &journal) {
+    std::unordered_map<std::string_view, size_t> chain_of;
+    chain_of.reserve(want.state.chains.size());
+    for (size_t c = 0; c < want.state.chains.size(); ++c)
+      chain_of.emplace(want.state.chains[c].name, c);
+    std::vector<std::vector<const Unparsed *>> extra(want.state.chains.size());
+    for (const Unparsed &u : unparsed_) {
+      auto it = chain_of.find(journal.chains[u.chain].name);
+      if (it == chain_of.end())
+        return false;
+      extra[it->second].push_back(&u);
+    }
+    for (size_t c = 0; c < extra.size(); ++c) {
+      if (extra[c].empty())
+        continue;
+      auto &rules = want.state.chains[c].rules;
+      auto &messages = want.rule_messages[c];
+      auto &index = want.rule_index[c];
+      auto &lines = want.rule_lines[c];
+      std::vector<StateRule> r2;
+      std::vector<std::string_view> m2;
+      std::vector<size_t> i2;
+      std::vector<int> l2;
+      size_t p = 0;
+      auto take_parsed = [&] {
+        r2.push_back(rules[p]);
+        m2.push_back(messages[p]);
+        i2.push_back(index[p]);
+        l2.push_back(lines[p]);
+        ++p;
+      };
+      for (const Unparsed *u : extra[c]) {
+        while (p < rules.size() && lines[p] < u->line)
+          take_parsed();
+        StateRule r;
+        r.key = journal.chains[u->chain].rules[u->rule].key;
+        r2.push_back(r);
+        m2.emplace_back();
+        i2.push_back(SIZE_MAX);
+        l2.push_back(u->line);
+      }
+      while (p < rules.size())
+        take_parsed();
+      rules = std::move(r2);
+      messages = std::move(m2);
+      index = std::move(i2);
+      lines = std::move(l2);
+    }
+    want.allocations.clear(); // the replacement batch lacks these rules
+    return true;
+  }
+
+  // Whether every rule the delta sends has a message (was parsed).
+  static bool has_messages(const Delta &delta, const DesiredTable &want) {
+    for (const DeltaOp &op : delta.ops)
+      if ((op.kind == DeltaKind::rule_append ||
+           op.kind == DeltaKind::rule_insert_before ||
+           op.kind == DeltaKind::rule_replace) &&
+          want.rule_messages[op.chain][op.rule].empty())
+        return false;
+    return true;
+  }
+
+  // The block read and parsed again, every line, through this writer.
+  // With `every_line` false, lines the journal knows are still taken
+  // unparsed, but the whole block is not (after a block that is not the
+  // one recorded: its own hash then goes in the record even when nothing
+  // changed).
+  void parse_again(bool every_line = true) {
+    phase_stats().unparsed -= unparsed_.size();
+    // The block's rules are those its first reading counted.
+    const uint64_t rules = phase_stats().rules;
+    batch_.reset();
+    const bool was_new = new_block_;
+    parse_all_ = every_line;
+    no_speculation_ = true;
+    new_block_ = was_new || !every_line;
+    try {
+      text_.reread(writer_, !every_line);
+    } catch (...) {
+      parse_all_ = no_speculation_ = false;
+      new_block_ = was_new;
+      throw;
+    }
+    parse_all_ = no_speculation_ = false;
+    new_block_ = was_new;
+    phase_stats().rules = rules;
+  }
+
+  // The lines of a block that say what it does: declarations, commands
+  // and rules (comments, blank lines and the table and COMMIT lines
+  // aside).
+  static bool block_line(std::string_view l) {
+    return !l.empty() && (l[0] == '-' || l[0] == ':' || l[0] == '[');
+  }
+
+  // Whether a rule or chain of `want` is given counters (-c).
+  static bool counters_in(const DesiredTable &want) {
+    for (const StateChain &c : want.state.chains) {
+      if (c.counters)
+        return true;
+      for (const StateRule &r : c.rules)
+        if (r.counters)
+          return true;
+    }
+    return false;
+  }
+
+  uint64_t block_seed() const {
+    return hash64_seed ^ (cfg_.noflush ? 0x6e6f666c757368ull : 0);
+  }
+
+  // Each rule's line hash for the journal (0 for a line that looked a
+  // host name up or gave counters, and in bridge tables, whose lines are
+  // always parsed).
+  void note_lines(DesiredTable &want) {
+    want.state.fingerprint = cfg_.family == Family::bridge ? 0 : fingerprint();
+    if (cfg_.family == Family::bridge)
+      return;
+    const int first = text_.first();
+    const int last = first + text_.count() - 1; // the COMMIT line
+    std::vector<uint64_t> hashes(static_cast<size_t>(text_.count()), 0);
+    // The block's hash, as takes_unparsed makes it, when loading the block
+    // again would leave the table as it is: no counters given, no host
+    // name looked up, no line saying something that is not hashed.
+    uint64_t block = block_seed();
+    bool whole = want.repeatable && looked_up_.empty() && !counters_in(want);
+    text_.each(first, last, [&](std::string_view l, int n) {
+      if (n < first || n - first >= static_cast<int>(hashes.size()))
+        return;
+      hashes[static_cast<size_t>(n - first)] = hash64(l);
+      if (n == first || n == last)
+        return;
+      if (block_line(l))
+        block = hash64(l, block);
+      else if (l.find_first_not_of(" \t") != std::string_view::npos &&
+               l.front() != '#')
+        whole = false;
+    });
+    want.state.block = whole ? block : 0;
+    // The line of each rule, as an index into hashes; a line that made
+    // several rules (-s a,b) is parsed every time: its hash stands for
+    // one rule.
+    auto slot = [&](int n) {
+      return n >= first && n - first < static_cast<int>(hashes.size())
+                 ? static_cast<size_t>(n - first)
+                 : SIZE_MAX;
+    };
+    std::vector<uint8_t> rules_of(hashes.size(), 0);
+    for (const auto &lines : want.rule_lines)
+      for (int n : lines)
+        if (const size_t i = slot(n); i != SIZE_MAX && rules_of[i] < 2)
+          ++rules_of[i];
+    for (size_t c = 0; c < want.state.chains.size(); ++c)
+      for (size_t d = 0; d < want.state.chains[c].rules.size(); ++d) {
+        const int n = want.rule_lines[c][d];
+        const size_t i = slot(n);
+        // A rule given counters (-c) is parsed every time: its line sets
+        // them, where a line taken unparsed keeps the kernel's.
+        const bool known = i != SIZE_MAX && rules_of[i] == 1 &&
+                           !looked_up_.count(n) &&
+                           !want.state.chains[c].rules[d].counters;
+        want.state.chains[c].rules[d].line = known ? hashes[i] : 0;
+      }
+  }
+
+  // --noflush: the chains the block has emptied so far (declared,
+  // flushed or made), by their names' hashes.
+  void note_emptied(const Op &op) {
+    switch (op.kind) {
+    case OpKind::chain_restore:
+    case OpKind::chain_flush:
+    case OpKind::chain_new:
+      emptied_.insert(hash64(op.chain.name));
+      break;
+    case OpKind::chain_delete:
+    case OpKind::chain_rename:
+      emptied_.erase(hash64(op.chain.name));
+      break;
+    default:
+      break;
+    }
+  }
+
+  uint32_t batch_family() const { return nfproto_of(cfg_.family); }
+
+  const RestoreConfig &cfg_;
+  Transport *transport_;
+  const BlockSource &text_;
+  BlockSink &writer_;             // the block read again into it
+  std::unique_ptr<Batch> &batch_; // the writer's
+  const bool &needs_model_;       // the writer's
+  std::function<uint32_t()> generation_;
+  std::string table_;
+  Location loc_;
+  std::unique_ptr<JournalKeeper> journal_; // --incremental
+  std::string journal_off_;                // why there is no journal_
+  std::string journal_why_; // why the block has no journal_state_
+  std::optional<TableState> journal_state_;
+  std::optional<uint64_t> fingerprint_;
+  bool want_fingerprint_current_ = true; // the record's is this process's
+  // The line hashes the record knows, with their journal rule (an
+  // open-addressing table; empty when no line may be taken unparsed).
+  struct KnownLine {
+    uint64_t line;
+    uint32_t chain, rule;
+  };
+  std::vector<KnownLine> known_lines_;
+  struct Unparsed {
+    int line;
+    uint32_t chain, rule; // in journal_state_
+  };
+  std::vector<Unparsed> unparsed_;       // lines taken unparsed, in order
+  std::unordered_set<uint64_t> emptied_; // note_emptied
+  bool parse_all_ = false;               // parse_again: no line taken unparsed
+  // The journal's record names the block that made the table (its hash):
+  // the block's lines are taken unparsed and hashed until COMMIT shows
+  // whether it is that block; if not, it is parsed again.
+  bool speculating_ = false;
+  bool no_speculation_ = false; // parsing the block again
+  bool new_block_ = false;      // ... because it is not the one recorded
+  struct Speculation {
+    uint64_t hash;
+    size_t lines;
+    bool broken; // a line that says something went to the parser
+  } speculation_{0, 0, false};
+  uint64_t seen_lookups_ = 0;
+  std::set<int> looked_up_; // lines whose parsing looked a host name up
+};
+
+} // namespace
+
+std::unique_ptr<IncrementalBlock>
+make_incremental_block(const RestoreConfig &cfg, Transport *transport,
+                       const BlockSource &text, BlockSink &writer,
+                       std::unique_ptr<Batch> &batch, const bool &needs_model,
+                       std::function<uint32_t()> generation) {
+  return std::make_unique<Incremental>(cfg, transport, text, writer, batch,
+                                       needs_model, std::move(generation));
+}
+
+} // namespace fastrestore::nft

@@ -1,0 +1,60 @@
+// --incremental for the nf_tables writer (block_writer.cpp), one block at
+// a time: at the block's start the state journal's record of its table
+// (journal.h), while it is read the lines that need no parsing (the whole
+// block, hashed, when the record names it; else each rule line the record
+// knows by its text), and at COMMIT the block as the changes from what the
+// kernel holds (delta.h), from the journal or read from the kernel, or the
+// block's own batch where that is cheaper or the only way; then the
+// journal's record of what the kernel holds after it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "fastrestore/nft_batch.h"
+#include "fastrestore/nft_transport.h"
+#include "fastrestore/plan.h"
+#include "fastrestore/restore_parser.h"
+#include "fastrestore/restore_writer.h"
+
+namespace fastrestore::nft {
+
+class IncrementalBlock {
+public:
+  virtual ~IncrementalBlock() = default;
+
+  // A block of `table` starts at `loc`; `on`: this block is --incremental
+  // (else the block's journal state is only cleared).
+  virtual void begin(const std::string &table, const Location &loc,
+                     bool on) = 0;
+  // BlockSink::takes_unparsed for the writer.
+  virtual bool takes_unparsed(std::string_view line, int lineno) = 0;
+  // An entry of the block at input line `line` goes to the planner.
+  virtual void note_entry(int line) = 0;
+  // An operation the planner made of it.
+  virtual void note_op(const Op &op) = 0;
+  // At COMMIT, before anything else: with lines taken unparsed, a block
+  // whose commands were planned from the kernel's rules or refused
+  // (`planned_from_kernel`) is parsed again whole, through the writer;
+  // true when it was (the commit is then done).
+  virtual bool parse_whole_first(bool planned_from_kernel) = 0;
+  // The block's COMMIT: its batch (the writer's, finished) sent as it is
+  // or as a delta, and recorded. Throws GenerationChanged when another
+  // commit came first (nothing changed).
+  virtual void commit(uint32_t id_base) = 0;
+};
+
+// `writer` is the sink the block's lines are read into again; `batch` and
+// `needs_model` are the writer's current batch, and whether it plans the
+// block as a whole; `generation` gives the ruleset generation the block
+// reads and is sent with.
+std::unique_ptr<IncrementalBlock>
+make_incremental_block(const RestoreConfig &cfg, Transport *transport,
+                       const BlockSource &text, BlockSink &writer,
+                       std::unique_ptr<Batch> &batch, const bool &needs_model,
+                       std::function<uint32_t()> generation);
+
+} // namespace fastrestore::nft
