@@ -86,6 +86,9 @@ public:
   bool offers(std::string_view line) const {
     return in_block() && line != "COMMIT";
   }
+  // A line offered that the sink took: a user chain's declaration is still
+  // announced to the rule parser (a later `-j NAME` jumps to that chain).
+  void taken(std::string_view line);
   // With implicit_commit: whether `line` (a table line while a table is
   // open) commits the open table; end_table() does it.
   bool ends_table(std::string_view line) const {

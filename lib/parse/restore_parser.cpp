@@ -209,6 +209,19 @@ void RestoreParser::begin_table(std::string_view line, int lineno) {
               Location{lineno, col, col + static_cast<int>(name.size()) - 1});
 }
 
+void RestoreParser::taken(std::string_view line) {
+  if (line.empty() || line.front() != ':')
+    return;
+  size_t pos = 1;
+  int col = 0;
+  const std::string_view name = next_word(line, pos, col);
+  if (name.empty())
+    return;
+  const BuiltinTable *t = find_builtin_table(table_, xt_.family());
+  if (find_builtin_chain(*t, name) == nullptr)
+    xt_.announce_chain(std::string(name));
+}
+
 void RestoreParser::chain_line(std::string_view line, int lineno) {
   size_t pos = 1;
   int col = 0, pcol = 0, ccol = 0;

@@ -238,11 +238,14 @@ noflush_kept() {
 }
 check "--noflush: kept rules of declared chains keep their counters" noflush_kept
 
-# --noflush with the journal: rule lines it knows are not parsed again;
-# a block that also deletes or inserts by number (planned from the
-# kernel's rules) is parsed whole, and ends as without --incremental.
+# --noflush with the journal: rule lines it knows, and declarations of
+# chains it holds, are not parsed again; a block that also deletes or
+# inserts by number (planned from the kernel's rules) is parsed whole,
+# and ends as without --incremental.
 noflush_unparsed() {
-  printf '*filter\n:x - [0:0]\n-A x -s 10.0.0.1/32 -j ACCEPT\n-A x -s 10.0.0.2/32 -j ACCEPT\n-A x -s 10.0.0.3/32 -j ACCEPT\nCOMMIT\n' >"$tmp/u1"
+  printf '*filter\n:LOG - [0:0]\n:x - [0:0]\n-A LOG -j DROP\n-A x -s 10.0.0.1/32 -j ACCEPT\n-A x -s 10.0.0.2/32 -j ACCEPT\n-A x -s 10.0.0.3/32 -j LOG\nCOMMIT\n' >"$tmp/u1"
+  # The changed line, parsed, jumps to the chain LOG, whose declaration
+  # was not parsed (not to the LOG target).
   sed 's/10.0.0.3/10.0.0.4/' "$tmp/u1" >"$tmp/u2"
   sed 's/^COMMIT/-D x 2\n-I x 2 -s 10.0.0.9\/32 -j DROP\n-D x -s 10.0.0.1\/32 -j ACCEPT\nCOMMIT/' "$tmp/u1" >"$tmp/u3"
   unshare -n bash -c "
@@ -250,10 +253,12 @@ noflush_unparsed() {
     unshare -n bash -c "
     '$fr' --noflush --incremental <'$tmp/u1' || exit 1
     '$fr' --noflush --incremental --stats <'$tmp/u2' 2>'$tmp/stats1' || exit 1
+    nft list chain ip filter x >'$tmp/nft_x' || exit 1
     '$fr' --noflush --incremental <'$tmp/u1' || exit 1
     '$fr' --noflush --incremental --stats <'$tmp/u3' 2>'$tmp/stats2' || exit 1
     iptables-nft-save" >"$tmp/out" &&
-    grep -q 'incremental, changes: 2 rules kept, 1 added, 1 removed, 2 lines unparsed; kernel state from the journal' "$tmp/stats1" &&
+    grep -q 'incremental, changes: 3 rules kept, 1 added, 1 removed, 5 lines unparsed; kernel state from the journal' "$tmp/stats1" &&
+    grep -q 'ip saddr 10.0.0.4 counter .*jump LOG' "$tmp/nft_x" &&
     grep -q ', 0 lines unparsed' "$tmp/stats2" &&
     diff -u <(grep -v '^#' "$tmp/ref") <(grep -v '^#' "$tmp/out")
 }

@@ -319,7 +319,8 @@ TEST_CASE("table delta: --noflush rule lines taken unparsed, by line",
                      rule_op(OpKind::rule_append, "web", "-j DROP", 4, 1),
                      chain_op(OpKind::chain_restore, "old", 5),
                      chain_op(OpKind::chain_delete, "old", 6)});
-  const std::vector<nft::KnownAppend> known{{3, "web", 201}, {7, "INPUT", 202}};
+  const std::vector<nft::UnparsedLine> known{{3, "web", 201},
+                                             {7, "INPUT", 202}};
   auto want = nft::noflush_table(*b, kernel, known);
   REQUIRE(want);
   const auto &web = want->state.chains[1];
@@ -339,6 +340,17 @@ TEST_CASE("table delta: --noflush rule lines taken unparsed, by line",
   CHECK(want->allocations.size() == 1);
   // A known line for a chain the block deleted before it: no table.
   CHECK_FALSE(nft::noflush_table(*b, kernel, {{7, "old", 203}}));
+  // A declaration taken unparsed flushes its chain (x held one rule), and
+  // the chain's rules from then on are the block's.
+  auto declared =
+      nft::noflush_table(*b, kernel, {{1, "x", 0, true}, {3, "x", 204}});
+  REQUIRE(declared);
+  const auto &x = declared->state.chains[2]; // old is gone
+  REQUIRE(x.name == "x");
+  REQUIRE(x.rules.size() == 1);
+  CHECK(x.rules[0].key == 204);
+  CHECK(declared->repeatable);
+  CHECK_FALSE(nft::noflush_table(*b, kernel, {{7, "old", 0, true}}));
 }
 
 TEST_CASE("table delta: what --noflush commands do to each chain they name",

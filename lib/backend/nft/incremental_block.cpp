@@ -56,8 +56,11 @@ public:
         ++phase_stats().rules;
       return true;
     }
-    if (known_lines_.empty() || needs_model_ || line.size() < 4 ||
-        line.compare(0, 3, "-A ") != 0)
+    if (known_lines_.empty() || needs_model_)
+      return false;
+    if (cfg_.noflush && !line.empty() && line.front() == ':')
+      return take_declaration(line, lineno);
+    if (line.size() < 4 || line.compare(0, 3, "-A ") != 0)
       return false;
     // --noflush: a rule appended to a chain the block has not emptied is
     // added to what the kernel holds, and needs its message: parsed.
@@ -111,12 +114,16 @@ private:
                                      bool journal = false) {
     if (!cfg_.noflush)
       return desired_table(*batch_);
-    std::vector<KnownAppend> known;
+    std::vector<UnparsedLine> known;
     if (journal && !needs_model_) {
       known.reserve(unparsed_.size());
-      for (const Unparsed &u : unparsed_)
-        known.push_back({u.line, kernel.chains[u.chain].name,
-                         kernel.chains[u.chain].rules[u.rule].key});
+      for (const Unparsed &u : unparsed_) {
+        const StateChain &c = kernel.chains[u.chain];
+        if (u.rule == kDeclared)
+          known.push_back({u.line, c.name, 0, true});
+        else
+          known.push_back({u.line, c.name, c.rules[u.rule].key, false});
+      }
     }
     return noflush_table(*batch_, kernel, known);
   }
@@ -473,6 +480,7 @@ private:
     known_lines_.clear();
     unparsed_.clear();
     emptied_.clear();
+    journal_chains_.clear();
     looked_up_.clear();
     want_fingerprint_current_ = true;
     if (!on || journal_ == nullptr)
@@ -515,6 +523,48 @@ private:
         if (known_lines_[i].line == 0)
           known_lines_[i] = {h, c, r};
       }
+    // --noflush: the user chains a declaration may name unparsed.
+    if (cfg_.noflush)
+      for (uint32_t c = 0; c < chains.size(); ++c)
+        if (!chains[c].base)
+          journal_chains_.emplace(hash64(chains[c].name), c);
+  }
+
+  // --noflush: `:chain - [p:b]` (or `:chain -`) of a user chain the record
+  // holds, taken unparsed: the chain, which exists, flushed.
+  bool take_declaration(std::string_view line, int lineno) {
+    const size_t end = line.find(' ');
+    if (end == std::string_view::npos || end < 2)
+      return false;
+    const std::string_view name = line.substr(1, end - 1);
+    std::string_view rest = line.substr(end);
+    if (rest.compare(0, 2, " -") != 0)
+      return false;
+    rest.remove_prefix(2);
+    if (!rest.empty() && !counters_text(rest))
+      return false;
+    auto it = journal_chains_.find(hash64(name));
+    if (it == journal_chains_.end() ||
+        journal_state_->chains[it->second].name != name)
+      return false;
+    unparsed_.push_back({lineno, it->second, kDeclared});
+    emptied_.insert(hash64(name));
+    ++phase_stats().unparsed;
+    return true;
+  }
+
+  // " [P:B]", P and B digits.
+  static bool counters_text(std::string_view s) {
+    if (s.size() < 6 || s.compare(0, 2, " [") != 0 || s.back() != ']')
+      return false;
+    s = s.substr(2, s.size() - 3);
+    const size_t colon = s.find(':');
+    auto digits = [](std::string_view d) {
+      return !d.empty() &&
+             d.find_first_not_of("0123456789") == std::string_view::npos;
+    };
+    return colon != std::string_view::npos && digits(s.substr(0, colon)) &&
+           digits(s.substr(colon + 1));
   }
 
   const KnownLine *find_line(uint64_t h) const {
@@ -750,9 +800,12 @@ private:
     int line;
     uint32_t chain, rule; // in journal_state_
   };
-  std::vector<Unparsed> unparsed_;       // lines taken unparsed, in order
-  std::unordered_set<uint64_t> emptied_; // note_emptied
-  bool parse_all_ = false;               // parse_again: no line taken unparsed
+  std::vector<Unparsed> unparsed_; // lines taken unparsed, in order
+  static constexpr uint32_t kDeclared = UINT32_MAX;       // Unparsed::rule of a
+                                                          // declaration
+  std::unordered_map<uint64_t, uint32_t> journal_chains_; // by name hash
+  std::unordered_set<uint64_t> emptied_;                  // note_emptied
+  bool parse_all_ = false; // parse_again: no line taken unparsed
   // The journal's record names the block that made the table (its hash):
   // the block's lines are taken unparsed and hashed until COMMIT shows
   // whether it is that block; if not, it is parsed again.

@@ -169,15 +169,21 @@ public:
     }
   }
 
-  // A rule line taken unparsed: its recorded rule appended.
-  bool append_known(const KnownAppend &k) {
-    Chain *c = find(k.chain);
+  // A line taken unparsed: its recorded rule appended, or the chain it
+  // declares flushed.
+  bool take_line(const UnparsedLine &u) {
+    Chain *c = find(u.chain);
     if (c == nullptr)
       return false;
+    if (u.declares) {
+      c->rules.clear();
+      c->flushed = true;
+      return true;
+    }
     repeatable_ = repeatable_ && c->flushed; // else: added twice
     Rule &r = c->rules.emplace_back();
-    r.state.key = k.key;
-    r.line = k.line;
+    r.state.key = u.key;
+    r.line = u.line;
     return true;
   }
 
@@ -415,7 +421,7 @@ std::optional<DesiredTable> desired_table(const Batch &replacement) {
 
 std::optional<DesiredTable>
 noflush_table(const Batch &batch, const TableState &kernel,
-              const std::vector<KnownAppend> &known) {
+              const std::vector<UnparsedLine> &known) {
   NoflushSim sim(batch, kernel);
   bool simple = true;
   size_t k = 0; // the next known append
@@ -425,12 +431,12 @@ noflush_table(const Batch &batch, const TableState &kernel,
     if (k < known.size()) {
       const int line = batch.location(index).line;
       while (simple && k < known.size() && known[k].line < line)
-        simple = sim.append_known(known[k++]);
+        simple = sim.take_line(known[k++]);
     }
     simple = simple && sim.apply(m, index);
   });
   while (simple && k < known.size())
-    simple = sim.append_known(known[k++]);
+    simple = sim.take_line(known[k++]);
   if (!simple)
     return std::nullopt;
   return sim.result();

@@ -70,18 +70,20 @@ std::optional<DesiredTable> desired_table(const Batch &replacement);
 // a set) or what the kernel would refuse (a chain made twice with -N, a
 // non-empty chain deleted, a rule of a chain the table lacks).
 //
-// `known` are rule lines the block's batch lacks because they were taken
-// unparsed (the journal knows their text), in line order: each appends
-// its recorded rule (key only, no message; rule_lines its line) where its
-// line falls among the batch's messages.
-struct KnownAppend {
+// `known` are lines the block's batch lacks because they were taken
+// unparsed (the journal knows them), in line order, each applied where its
+// line falls among the batch's messages: a rule line appends its recorded
+// rule (key only, no message; rule_lines its line), a user chain's
+// declaration (`declares`) flushes the chain, which must exist.
+struct UnparsedLine {
   int line;
   std::string_view chain;
-  uint64_t key;
+  uint64_t key = 0;
+  bool declares = false;
 };
 std::optional<DesiredTable>
 noflush_table(const Batch &batch, const TableState &kernel,
-              const std::vector<KnownAppend> &known = {});
+              const std::vector<UnparsedLine> &known = {});
 
 // The allocations of `made` that are rules of `batch` (NEWRULE). When the
 // kernel makes a chain between the first and the last of them, their
