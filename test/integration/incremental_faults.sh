@@ -5,7 +5,8 @@
 #    exactly one of the inputs, and a last load converges;
 #  - SIGKILL at random points of incremental loads (KILLS times, before,
 #    during and after the commit and the journal's writing): the table is
-#    the old or the new one, and the next load converges.
+#    the old or the new one, and the next load converges; then the same
+#    (KILLS/2 times) with kube-proxy's kind of --noflush input.
 #   incremental_faults.sh FASTRESTORE [ROUNDS [KILLS]]
 set -u
 . "$(dirname "$0")/common.sh"
@@ -113,6 +114,61 @@ for ((i = 0; i < kills; i++)); do
   prev=wantbig$next
 done
 check "SIGKILL at $kills random points: old or new table, then convergence" \
+  test $bad = 0
+
+# The same with --noflush input as kube-proxy writes it: every user chain
+# declared and filled, a stale one declared and deleted, the base chains
+# (which jump to them) left alone.
+nf_input() {
+  awk -v k="$1" -v n="$2" 'BEGIN {
+    print "*filter"; print ":u0 - [0:0]"; print ":u1 - [0:0]"
+    print ":u2 - [0:0]"; print ":stale - [0:0]"
+    for (i = 0; i < n; i++)
+      if (i % 7 != k % 7)
+        printf "-A u%d -s 10.%d.%d.%d/32 -j ACCEPT\n", i % 3, k,
+          int(i / 256) % 256, i % 256
+    print "-X stale"; print "COMMIT" }'
+}
+printf '*filter\n:INPUT ACCEPT [0:0]\n:u0 - [0:0]\n:u1 - [0:0]\n:u2 - [0:0]\n:stale - [0:0]\n-A INPUT -j u0\n-A INPUT -j u1\n-A INPUT -j u2\nCOMMIT\n' >"$tmp/nfbase"
+for k in 0 1 2 3; do nf_input $k 300 >"$tmp/nf$k"; done
+nf_input 20 3000 >"$tmp/nfbig0"
+nf_input 21 3000 >"$tmp/nfbig1"
+rm -f "$tmp"/want*
+for f in nf0 nf1 nf2 nf3 nfbig0 nfbig1; do
+  unshare -n bash -c "'$fr' <'$tmp/nfbase' && '$fr' --noflush <'$tmp/$f' &&
+    $(declare -f state); state" >"$tmp/want$f"
+done
+in_ns "$fr" <"$tmp/nfbase"
+in_ns "$fr" --noflush --incremental <"$tmp/nfbig0"
+prev=wantnfbig0
+bad=0
+for ((i = 0; i < kills / 2; i++)); do
+  next=$((i % 2 ? 0 : 1))
+  nsenter -t "$ns" -n "$fr" --noflush --incremental <"$tmp/nfbig$next" &
+  pid=$!
+  sleep "0.0$((RANDOM % 60))"
+  kill -9 $pid 2>/dev/null
+  wait $pid 2>/dev/null
+  in_ns bash -c "$(declare -f state); state" >"$tmp/got"
+  got=$(which_input "$tmp/got")
+  if [ "$got" != "$prev" ] && [ "$got" != "wantnfbig$next" ]; then
+    echo "--noflush, after kill $i: the table is $got, neither $prev nor wantnfbig$next"
+    bad=1
+    break
+  fi
+  k=$((RANDOM % 4))
+  in_ns "$fr" --noflush --incremental <"$tmp/nf$k" || { bad=1; break; }
+  in_ns bash -c "$(declare -f state); state" >"$tmp/got"
+  if ! cmp -s "$tmp/got" "$tmp/wantnf$k"; then
+    echo "--noflush, after kill $i: a load of input $k did not converge"
+    diff "$tmp/wantnf$k" "$tmp/got" | head -20
+    bad=1
+    break
+  fi
+  in_ns "$fr" --noflush --incremental <"$tmp/nfbig$next" || { bad=1; break; }
+  prev=wantnfbig$next
+done
+check "--noflush: SIGKILL at $((kills / 2)) random points: old or new table, then convergence" \
   test $bad = 0
 
 exit $fail
