@@ -137,6 +137,7 @@ void rule_target(std::string_view m, std::string_view &chain, uint64_t &handle,
 class NoflushSim {
 public:
   NoflushSim(const Batch &batch, const TableState &kernel) : batch_(batch) {
+    by_name_.reserve(kernel.chains.size() + 64);
     for (size_t k = 0; k < kernel.chains.size(); ++k) {
       Chain &c = chains_.emplace_back();
       c.state = kernel.chains[k];
