@@ -139,16 +139,21 @@ public:
   NoflushSim(const Batch &batch, const TableState &kernel) : batch_(batch) {
     by_name_.reserve(kernel.chains.size() + 64);
     for (size_t k = 0; k < kernel.chains.size(); ++k) {
+      const StateChain &kc = kernel.chains[k];
       Chain &c = chains_.emplace_back();
-      c.state = kernel.chains[k];
-      c.state.rules.clear();
+      // Every field but the rules, which are copied when a message needs
+      // them (a chain the batch flushes never copies them).
+      c.state.name = kc.name;
+      c.state.base = kc.base;
+      c.state.hook = kc.hook;
+      c.state.prio = kc.prio;
+      c.state.type = kc.type;
+      c.state.has_policy = kc.has_policy;
+      c.state.policy = kc.policy;
+      c.state.packets = kc.packets;
+      c.state.bytes = kc.bytes;
       c.state.counters = false; // desired side: no counters given
-      for (const StateRule &kr : kernel.chains[k].rules) {
-        Rule &r = c.rules.emplace_back();
-        r.state = kr;
-        r.state.counters = false;
-        r.state.line = 0;
-      }
+      c.pending = &kc.rules;
       by_name_[c.state.name] = k; // a deque's elements stay where they are
     }
   }
@@ -177,11 +182,11 @@ public:
     if (c == nullptr)
       return false;
     if (u.declares) {
-      c->rules.clear();
-      c->flushed = true;
+      flush(*c);
       return true;
     }
     repeatable_ = repeatable_ && c->flushed; // else: added twice
+    copy_kernel_rules(*c);
     Rule &r = c->rules.emplace_back();
     r.state.key = u.key;
     r.line = u.line;
@@ -199,6 +204,15 @@ public:
       auto &index = out.rule_index.emplace_back();
       auto &lines = out.rule_lines.emplace_back();
       StateChain &sc = out.state.chains.emplace_back(std::move(c.state));
+      if (c.pending != nullptr) { // only the kernel's rules
+        sc.rules.reserve(c.pending->size());
+        for (const StateRule &kr : *c.pending)
+          sc.rules.push_back(kernel_rule(kr));
+        messages.resize(sc.rules.size());
+        index.assign(sc.rules.size(), SIZE_MAX);
+        lines.assign(sc.rules.size(), 0);
+        continue;
+      }
       sc.rules.reserve(c.rules.size());
       for (const Rule &r : c.rules) {
         if (r.allocation != SIZE_MAX)
@@ -231,7 +245,32 @@ private:
     bool alive = true;
     bool flushed = false; // by the batch, before what it adds
     std::vector<Rule> rules;
+    // The kernel's rules, while not yet copied into `rules`.
+    const std::vector<StateRule> *pending = nullptr;
   };
+
+  // A kernel rule on the desired side: no counters given, no line.
+  static StateRule kernel_rule(const StateRule &kr) {
+    StateRule r = kr;
+    r.counters = false;
+    r.line = 0;
+    return r;
+  }
+
+  static void copy_kernel_rules(Chain &c) {
+    if (c.pending == nullptr)
+      return;
+    c.rules.reserve(c.pending->size());
+    for (const StateRule &kr : *c.pending)
+      c.rules.push_back(Rule{kernel_rule(kr), {}, SIZE_MAX, SIZE_MAX, 0});
+    c.pending = nullptr;
+  }
+
+  static void flush(Chain &c) {
+    c.pending = nullptr;
+    c.rules.clear();
+    c.flushed = true;
+  }
 
   Chain *find(std::string_view name) {
     auto it = by_name_.find(name);
@@ -279,7 +318,8 @@ private:
     std::string table;
     const KernelChain kc = parse_chain(header(m), &table);
     Chain *c = find(kc.name);
-    if (c == nullptr || !c->rules.empty())
+    if (c == nullptr || !c->rules.empty() ||
+        (c->pending != nullptr && !c->pending->empty()))
       return false;
     repeatable_ = repeatable_ && c->flushed; // else: gone the second time
     c->alive = false;
@@ -294,6 +334,7 @@ private:
     if (at == Placing::other || c == nullptr)
       return false;
     repeatable_ = repeatable_ && c->flushed; // else: added twice
+    copy_kernel_rules(*c);
     Rule r{batch_rule(batch_, m, index), m, index, allocations_.size()};
     allocations_.push_back({index, SIZE_MAX, SIZE_MAX});
     if (at == Placing::append)
@@ -312,11 +353,11 @@ private:
     if (by_id || c == nullptr)
       return false;
     if (handle == 0) { // the chain flushed
-      c->rules.clear();
-      c->flushed = true;
+      flush(*c);
       return true;
     }
     repeatable_ = false;
+    copy_kernel_rules(*c);
     for (auto it = c->rules.begin(); it != c->rules.end(); ++it)
       if (it->index == SIZE_MAX && it->state.handle == handle) {
         c->rules.erase(it);
