@@ -39,7 +39,7 @@ state() {
 for k in 0 1 2 3 4 5 6 7 8 9; do
   input $k 300 >"$tmp/in$k"
   unshare -n bash -c "'$fr' <'$tmp/in$k' && $(declare -f state); state" \
-    >"$tmp/want$k"
+    >"$tmp/wantin$k"
 done
 input 20 3000 >"$tmp/big0"
 input 21 3000 >"$tmp/big1"
@@ -79,42 +79,47 @@ check "8 x $rounds concurrent loads leave exactly one input ($got)" \
   bash -c "[ '$got' != none ] && [ -z \"\$(cat '$tmp'/err? 2>/dev/null)\" ]"
 in_ns "$fr" --incremental <"$tmp/in8"
 in_ns bash -c "$(declare -f state); state" >"$tmp/got"
-check "a load after them converges" cmp -s "$tmp/got" "$tmp/want8"
+check "a load after them converges" cmp -s "$tmp/got" "$tmp/wantin8"
 
-# SIGKILL at random points.
-in_ns "$fr" --incremental <"$tmp/big0"
-prev=wantbig0
-bad=0
-for ((i = 0; i < kills; i++)); do
-  next=$((i % 2 ? 0 : 1))
-  # nsenter executes fastrestore itself: $! is the process killed.
-  nsenter -t "$ns" -n "$fr" --incremental <"$tmp/big$next" &
-  pid=$!
-  sleep "0.0$((RANDOM % 60))"
-  kill -9 $pid 2>/dev/null
-  wait $pid 2>/dev/null
-  in_ns bash -c "$(declare -f state); state" >"$tmp/got"
-  got=$(which_input "$tmp/got")
-  if [ "$got" != "$prev" ] && [ "$got" != "wantbig$next" ]; then
-    echo "after kill $i: the table is $got, neither $prev nor wantbig$next"
-    bad=1
-    break
-  fi
-  # The next load converges, whatever the kill left.
-  k=$((RANDOM % 10))
-  in_ns "$fr" --incremental <"$tmp/in$k" || { bad=1; break; }
-  in_ns bash -c "$(declare -f state); state" >"$tmp/got"
-  if ! cmp -s "$tmp/got" "$tmp/want$k"; then
-    echo "after kill $i: a load of input $k did not converge"
-    diff "$tmp/want$k" "$tmp/got" | head -20
-    bad=1
-    break
-  fi
-  in_ns "$fr" --incremental <"$tmp/big$next" || { bad=1; break; }
-  prev=wantbig$next
-done
+# SIGKILL at random points: KILLS loads of $tmp/BIG0 and BIG1 in turn,
+# with OPTIONS, each killed after 0-59 ms (before, during or after the
+# commit and the journal's writing), leave the old table or the new one;
+# after each, a load of one of the N inputs $tmp/SMALL0... converges.
+# (want* names the save each input makes.)
+kill_loads() { # KILLS BIG SMALL N OPTIONS...
+  local kills=$1 big=$2 small=$3 n=$4 prev i next pid got k
+  shift 4
+  in_ns "$fr" "$@" <"$tmp/${big}0"
+  prev=want${big}0
+  for ((i = 0; i < kills; i++)); do
+    next=$((i % 2 ? 0 : 1))
+    # nsenter executes fastrestore itself: $! is the process killed.
+    nsenter -t "$ns" -n "$fr" "$@" <"$tmp/$big$next" &
+    pid=$!
+    sleep "0.0$((RANDOM % 60))"
+    kill -9 $pid 2>/dev/null
+    wait $pid 2>/dev/null
+    in_ns bash -c "$(declare -f state); state" >"$tmp/got"
+    got=$(which_input "$tmp/got")
+    if [ "$got" != "$prev" ] && [ "$got" != "want$big$next" ]; then
+      echo "after kill $i: the table is $got, neither $prev nor want$big$next"
+      return 1
+    fi
+    # The next load converges, whatever the kill left.
+    k=$((RANDOM % n))
+    in_ns "$fr" "$@" <"$tmp/$small$k" || return 1
+    in_ns bash -c "$(declare -f state); state" >"$tmp/got"
+    if ! cmp -s "$tmp/got" "$tmp/want$small$k"; then
+      echo "after kill $i: a load of $small$k did not converge"
+      diff "$tmp/want$small$k" "$tmp/got" | head -20
+      return 1
+    fi
+    in_ns "$fr" "$@" <"$tmp/$big$next" || return 1
+    prev=want$big$next
+  done
+}
 check "SIGKILL at $kills random points: old or new table, then convergence" \
-  test $bad = 0
+  kill_loads "$kills" big in 10 --incremental
 
 # The same with --noflush input as kube-proxy writes it: every user chain
 # declared and filled, a stale one declared and deleted, the base chains
@@ -139,36 +144,7 @@ for f in nf0 nf1 nf2 nf3 nfbig0 nfbig1; do
     $(declare -f state); state" >"$tmp/want$f"
 done
 in_ns "$fr" <"$tmp/nfbase"
-in_ns "$fr" --noflush --incremental <"$tmp/nfbig0"
-prev=wantnfbig0
-bad=0
-for ((i = 0; i < kills / 2; i++)); do
-  next=$((i % 2 ? 0 : 1))
-  nsenter -t "$ns" -n "$fr" --noflush --incremental <"$tmp/nfbig$next" &
-  pid=$!
-  sleep "0.0$((RANDOM % 60))"
-  kill -9 $pid 2>/dev/null
-  wait $pid 2>/dev/null
-  in_ns bash -c "$(declare -f state); state" >"$tmp/got"
-  got=$(which_input "$tmp/got")
-  if [ "$got" != "$prev" ] && [ "$got" != "wantnfbig$next" ]; then
-    echo "--noflush, after kill $i: the table is $got, neither $prev nor wantnfbig$next"
-    bad=1
-    break
-  fi
-  k=$((RANDOM % 4))
-  in_ns "$fr" --noflush --incremental <"$tmp/nf$k" || { bad=1; break; }
-  in_ns bash -c "$(declare -f state); state" >"$tmp/got"
-  if ! cmp -s "$tmp/got" "$tmp/wantnf$k"; then
-    echo "--noflush, after kill $i: a load of input $k did not converge"
-    diff "$tmp/wantnf$k" "$tmp/got" | head -20
-    bad=1
-    break
-  fi
-  in_ns "$fr" --noflush --incremental <"$tmp/nfbig$next" || { bad=1; break; }
-  prev=wantnfbig$next
-done
 check "--noflush: SIGKILL at $((kills / 2)) random points: old or new table, then convergence" \
-  test $bad = 0
+  kill_loads $((kills / 2)) nfbig nf 4 --noflush --incremental
 
 exit $fail
