@@ -81,14 +81,12 @@ public:
   // Inside a table block that is not skipped (-T): a line here that is not
   // COMMIT or a new table is the block's.
   bool in_block() const { return in_table_ && !skipping_; }
-  // Whether `line` may go to BlockSink::takes_unparsed before it is fed:
-  // a line of a block being read, other than its COMMIT.
-  bool offers(std::string_view line) const {
-    return in_block() && line != "COMMIT";
-  }
-  // A line offered that the sink took: a user chain's declaration is still
-  // announced to the rule parser (a later `-j NAME` jumps to that chain).
-  void taken(std::string_view line);
+  // Offers `line`, a line of a block being read other than its COMMIT, to
+  // `to` (BlockSink::takes_unparsed) before it is fed; true when `to` took
+  // it, and the line is then not to be fed. A user chain's declaration
+  // taken is still announced to the rule parser (a later `-j NAME` jumps
+  // to that chain).
+  bool hand_over(std::string_view line, int lineno, BlockSink &to);
   // With implicit_commit: whether `line` (a table line while a table is
   // open) commits the open table; end_table() does it.
   bool ends_table(std::string_view line) const {

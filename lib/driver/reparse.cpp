@@ -7,10 +7,8 @@ void reparse_block(const BlockText &text, RuleParser &xt,
                    int commit_at, bool offer) {
   RestoreParser again(xt, opts, sink);
   text.each(text.first(), last, [&](std::string_view line, int n) {
-    if (offer && again.offers(line) && sink.takes_unparsed(line, n)) {
-      again.taken(line);
+    if (offer && again.hand_over(line, n, sink))
       return;
-    }
     again.feed(line, n);
   });
   if (commit_at > 0)

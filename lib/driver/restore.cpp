@@ -156,10 +156,8 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
         text.reset();
       text.add(lineno, line,
                prescan ? prescan->line_offset() : reader->line_offset());
-      if (parser.offers(line) && writer->takes_unparsed(line, lineno)) {
-        parser.taken(line);
+      if (parser.hand_over(line, lineno, *writer))
         continue;
-      }
       parser.feed(line, lineno, pre);
     }
     parser.finish(lineno);

@@ -209,17 +209,21 @@ void RestoreParser::begin_table(std::string_view line, int lineno) {
               Location{lineno, col, col + static_cast<int>(name.size()) - 1});
 }
 
-void RestoreParser::taken(std::string_view line) {
+bool RestoreParser::hand_over(std::string_view line, int lineno,
+                              BlockSink &to) {
+  if (!in_block() || line == "COMMIT" || !to.takes_unparsed(line, lineno))
+    return false;
   if (line.empty() || line.front() != ':')
-    return;
+    return true;
   size_t pos = 1;
   int col = 0;
   const std::string_view name = next_word(line, pos, col);
   if (name.empty())
-    return;
+    return true;
   const BuiltinTable *t = find_builtin_table(table_, xt_.family());
   if (find_builtin_chain(*t, name) == nullptr)
     xt_.announce_chain(std::string(name));
+  return true;
 }
 
 void RestoreParser::chain_line(std::string_view line, int lineno) {
