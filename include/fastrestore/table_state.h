@@ -23,7 +23,8 @@ struct StateRule {
   uint64_t packets = 0, bytes = 0;
 };
 
-struct StateChain {
+// A chain's own attributes, its rules aside.
+struct StateChainHead {
   std::string name;
   bool base = false; // has a hook
   uint32_t hook = 0;
@@ -33,6 +34,9 @@ struct StateChain {
   uint32_t policy = 0;
   bool counters = false; // as StateRule::counters, for a base chain's
   uint64_t packets = 0, bytes = 0;
+};
+
+struct StateChain : StateChainHead {
   std::vector<StateRule> rules; // in the chain's order
 };
 

@@ -141,17 +141,9 @@ public:
     for (size_t k = 0; k < kernel.chains.size(); ++k) {
       const StateChain &kc = kernel.chains[k];
       Chain &c = chains_.emplace_back();
-      // Every field but the rules, which are copied when a message needs
-      // them (a chain the batch flushes never copies them).
-      c.state.name = kc.name;
-      c.state.base = kc.base;
-      c.state.hook = kc.hook;
-      c.state.prio = kc.prio;
-      c.state.type = kc.type;
-      c.state.has_policy = kc.has_policy;
-      c.state.policy = kc.policy;
-      c.state.packets = kc.packets;
-      c.state.bytes = kc.bytes;
+      // The chain without its rules, which are copied when a message
+      // needs them (a chain the batch flushes never copies them).
+      static_cast<StateChainHead &>(c.state) = kc;
       c.state.counters = false; // desired side: no counters given
       c.pending = &kc.rules;
       by_name_[c.state.name] = k; // a deque's elements stay where they are
