@@ -6,6 +6,7 @@
 
 #include <cstring>
 
+#include "plugin_guards.h"
 #include "xt_state.h"
 
 namespace fastrestore {
@@ -153,6 +154,7 @@ Command XtRuleState::finish(int line) {
                   "of DROP is therefore inhibited.\n\n");
   for (auto *mp = matches_; mp != nullptr; mp = mp->next) {
     focus_word(word_of(mp->match));
+    guard_match_check(mp->match);
     xtables_option_mfcall(mp->match);
   }
   if (target_ != nullptr) {

@@ -175,6 +175,11 @@ def explain(case, a, b):
             re.search(r"(?m)^(\[\d+:\d+\][ \t]*)?(-R|--replace|-Z[ \t]+\S+"
                       r"[ \t]+\d)", text)):
         return "the reference crashed on -R or -Z CHAIN N"
+    # (The hashlimit plugin divides by zero on a byte rate under 16b/s with
+    # a burst: SIGFPE under every reference.)
+    if (a.status == 136 and b.status == 2 and
+            "--hashlimit-burst needs a rate of at least" in b.stderr):
+        return "the reference crashed on a hashlimit byte rate with a burst"
     if a.status == 4 and HANDLE_DEFECT.search(a.stderr):
         return ("the reference refers to a rule or chain of the same block "
                 "by a kernel handle it does not have yet")
