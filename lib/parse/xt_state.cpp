@@ -121,6 +121,13 @@ XtRuleState::XtRuleState(Family family, const std::string &table,
 }
 
 XtRuleState::~XtRuleState() {
+  // A match used twice in the rule is a clone, which
+  // xtables_rule_matches_free frees without its udata.
+  for (auto *mp = matches_; mp != nullptr; mp = mp->next)
+    if (mp->match != nullptr && mp->match == mp->match->next) {
+      free(mp->match->udata);
+      mp->match->udata = nullptr;
+    }
   xtables_rule_matches_free(&matches_);
   if (target_ != nullptr) {
     free(target_->t);
