@@ -23,6 +23,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <unordered_set>
 #include <vector>
 
 #include "fastrestore/ir.h"
@@ -115,6 +116,11 @@ public:
   // them); throws Error when the entry is refused; returns false when the
   // block needs plan_block.
   bool add(Block::Entry &&entry, std::vector<Op> &out);
+  // A table replacement's declaration of user chain `name` that the
+  // writer took without parsing (the kernel has the chain, and the
+  // journal knows it): later commands may name the chain, and nothing is
+  // planned for it.
+  void declared_unparsed(const std::string &name) { known_.insert(name); }
 
 private:
   void ensure_base(const Command &cmd, std::vector<Op> &out);
@@ -158,8 +164,8 @@ private:
   Family family_;
   bool noflush_, counters_;
   KernelAccess kernel_;
-  std::set<std::string> known_;         // chains that exist now
-  std::set<std::string> kernel_chains_; // --noflush: the kernel's, found
+  std::unordered_set<std::string> known_; // chains that exist now
+  std::set<std::string> kernel_chains_;   // --noflush: the kernel's, found
   uint32_t next_id_ = 0;
   std::optional<std::map<std::string, Chain>> model_;
   std::vector<std::string> model_order_; // chain order, for -F / -X

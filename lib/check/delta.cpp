@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <string_view>
 #include <unordered_map>
 
 namespace fastrestore {
@@ -73,22 +74,14 @@ DeltaOp op(DeltaKind kind, size_t chain, size_t rule = 0, uint64_t handle = 0) {
 
 std::optional<Delta> plan_delta(const TableState &desired,
                                 const TableState &kernel, bool counters) {
-  // The kernel's chains by name (sorted indexes: one allocation however
-  // many chains).
-  std::vector<size_t> by_name(kernel.chains.size());
-  for (size_t i = 0; i < by_name.size(); ++i)
-    by_name[i] = i;
-  auto name_of = [&](size_t i) -> const std::string & {
-    return kernel.chains[i].name;
-  };
-  std::sort(by_name.begin(), by_name.end(),
-            [&](size_t a, size_t b) { return name_of(a) < name_of(b); });
+  // The kernel's chains by name.
+  std::unordered_map<std::string_view, size_t> by_name;
+  by_name.reserve(kernel.chains.size());
+  for (size_t i = 0; i < kernel.chains.size(); ++i)
+    by_name.emplace(kernel.chains[i].name, i);
   auto find_chain = [&](const std::string &name) -> const StateChain * {
-    auto it = std::lower_bound(
-        by_name.begin(), by_name.end(), name,
-        [&](size_t i, const std::string &n) { return name_of(i) < n; });
-    return it != by_name.end() && name_of(*it) == name ? &kernel.chains[*it]
-                                                        : nullptr;
+    auto it = by_name.find(name);
+    return it != by_name.end() ? &kernel.chains[it->second] : nullptr;
   };
 
   Delta out;

@@ -106,6 +106,48 @@ TEST_CASE("table delta: a replacement read back as the desired table",
         want->state.chains[1].rules[0].key);
 }
 
+TEST_CASE("table delta: chains declared by lines the batch lacks",
+          "[table_delta]") {
+  // INPUT made by the batch; web declared by a line taken unparsed (the
+  // kernel has it), and a rule parsed into it.
+  Plan p;
+  p.table = "filter";
+  p.loc.line = 1;
+  p.replace = true;
+  PlannedChain input;
+  input.name = "INPUT";
+  input.builtin = find_builtin_chain(*find_builtin_table("filter"), "INPUT");
+  input.rules.push_back(test::parse_line("-A INPUT -j web").rules[0]);
+  p.chains.push_back(input);
+  Rule web_rule = test::parse_line("-A web -s 10.0.0.1 -j DROP").rules[0];
+  web_rule.loc.line = 12;
+  auto b = nft::build_batch(p, Family::ipv4, [&](nft::Batch &batch) {
+    batch.add_rule(NLM_F_CREATE | NLM_F_APPEND, web_rule, Family::ipv4,
+                   "filter", "web");
+  });
+  // Without the declaration the rule's chain is unknown.
+  CHECK_FALSE(nft::desired_table(*b));
+  auto want = nft::desired_table(*b, {"web"});
+  REQUIRE(want);
+  REQUIRE(want->state.chains.size() == 2);
+  CHECK(want->state.chains[0].name == "web");
+  CHECK_FALSE(want->state.chains[0].base);
+  CHECK(want->chain_messages[0].empty());
+  CHECK(want->chain_index[0] == SIZE_MAX);
+  REQUIRE(want->state.chains[0].rules.size() == 1);
+  CHECK(want->rule_lines[0] == std::vector<int>{12});
+  CHECK(want->state.chains[1].name == "INPUT");
+  CHECK(want->state.chains[1].rules.size() == 1);
+  // Only the batch's own chain is allocated by the batch.
+  for (const auto &a : want->allocations)
+    CHECK((a.chain != 0 || a.rule != SIZE_MAX));
+
+  // A chain the batch makes after all (declared again, -N), or declared
+  // twice: not a table desired_table can say.
+  CHECK_FALSE(nft::desired_table(*replacement({"-j web"}, {}), {"web"}));
+  CHECK_FALSE(nft::desired_table(*b, {"web", "web"}));
+}
+
 TEST_CASE("table delta: the delta as copies of the replacement's messages",
           "[table_delta]") {
   auto old_batch = replacement({"-p tcp --dport 22 -j ACCEPT", "-j web"},

@@ -147,7 +147,13 @@ public:
   }
 
   bool takes_unparsed(std::string_view line, int lineno) override {
-    return incremental_ && incremental_->takes_unparsed(line, lineno);
+    std::string_view declared;
+    if (!incremental_ || !incremental_->takes_unparsed(line, lineno, declared))
+      return false;
+    // (--noflush asks the kernel for a chain it does not know.)
+    if (!declared.empty() && !cfg_.noflush)
+      planner_->declared_unparsed(std::string(declared));
+    return true;
   }
 
   void declare(ChainDecl &&d) override {

@@ -43,7 +43,8 @@ public:
     begin_journal(on);
   }
 
-  bool takes_unparsed(std::string_view line, int lineno) override {
+  bool takes_unparsed(std::string_view line, int lineno,
+                      std::string_view &declared) override {
     if (speculating_) {
       // The whole block may be the one recorded: its lines are hashed,
       // not parsed (the rest, comments and the like, are parsed).
@@ -58,8 +59,8 @@ public:
     }
     if (known_lines_.empty() || needs_model_)
       return false;
-    if (cfg_.noflush && !line.empty() && line.front() == ':')
-      return take_declaration(line, lineno);
+    if (!line.empty() && line.front() == ':')
+      return take_declaration(line, lineno, declared);
     if (line.size() < 4 || line.compare(0, 3, "-A ") != 0)
       return false;
     // --noflush: a rule appended to a chain the block has not emptied is
@@ -112,8 +113,15 @@ private:
   // taken unparsed too).
   std::optional<DesiredTable> wanted(const TableState &kernel,
                                      bool journal = false) {
-    if (!cfg_.noflush)
-      return desired_table(*batch_);
+    if (!cfg_.noflush) {
+      // The chains declared by lines taken unparsed, which the batch lacks.
+      std::vector<std::string_view> declared;
+      if (journal && !needs_model_)
+        for (const Unparsed &u : unparsed_)
+          if (u.rule == kDeclared)
+            declared.push_back(kernel.chains[u.chain].name);
+      return desired_table(*batch_, declared);
+    }
     std::vector<UnparsedLine> known;
     if (journal && !needs_model_) {
       known.reserve(unparsed_.size());
@@ -170,7 +178,7 @@ private:
       // block is parsed whole again.
       if (!unparsed_.empty() && !needs_model_ &&
           !(want && (cfg_.noflush || take_unparsed(*want, *kernel)))) {
-        parse_again();
+        parse_again(true, &kernel);
         return;
       }
     } else {
@@ -206,13 +214,13 @@ private:
     const bool partial = !unparsed_.empty() && !needs_model_;
     if (delta && !has_messages(*delta, *want)) {
       if (partial) {
-        parse_again();
+        parse_again(true, &kernel);
         return;
       }
       delta.reset(); // --noflush: a kernel rule the delta cannot keep
     }
     if (partial && !delta) {
-      parse_again();
+      parse_again(true, &kernel);
       return;
     }
     if (!delta) {
@@ -256,7 +264,7 @@ private:
         }
         if (!partial)
           throw;
-        parse_again();
+        parse_again(true, &kernel);
         return;
       }
     }
@@ -481,6 +489,7 @@ private:
     unparsed_.clear();
     emptied_.clear();
     journal_chains_.clear();
+    declared_.clear();
     looked_up_.clear();
     want_fingerprint_current_ = true;
     if (!on || journal_ == nullptr)
@@ -488,8 +497,13 @@ private:
     seen_lookups_ = host_lookups();
     const uint32_t generation = generation_();
     journal_why_.clear();
-    journal_state_ =
-        journal_->load(batch_family(), table_, generation, &journal_why_);
+    if (carried_ && carried_generation_ == generation)
+      journal_state_ = std::move(carried_);
+    else
+      journal_state_ =
+          journal_->load(batch_family(), table_, generation, &journal_why_);
+    carried_.reset();
+    loaded_generation_ = generation;
     if (!journal_state_ || cfg_.family == Family::bridge)
       return;
     if (journal_state_->fingerprint != fingerprint()) {
@@ -523,16 +537,20 @@ private:
         if (known_lines_[i].line == 0)
           known_lines_[i] = {h, c, r};
       }
-    // --noflush: the user chains a declaration may name unparsed.
-    if (cfg_.noflush)
-      for (uint32_t c = 0; c < chains.size(); ++c)
-        if (!chains[c].base)
-          journal_chains_.emplace(hash64(chains[c].name), c);
+    // The user chains a declaration may name unparsed.
+    journal_chains_.reserve(chains.size());
+    for (uint32_t c = 0; c < chains.size(); ++c)
+      if (!chains[c].base)
+        journal_chains_.emplace(hash64(chains[c].name), c);
+    declared_.assign(chains.size(), false);
   }
 
-  // --noflush: `:chain - [p:b]` (or `:chain -`) of a user chain the record
-  // holds, taken unparsed: the chain, which exists, flushed.
-  bool take_declaration(std::string_view line, int lineno) {
+  // `:chain - [p:b]` (or `:chain -`) of a user chain the record holds,
+  // taken unparsed (its name in `declared`): --noflush flushes the chain,
+  // which exists; a replacement makes it (desired_table). A replacement's
+  // second declaration of a chain (a flush) is parsed.
+  bool take_declaration(std::string_view line, int lineno,
+                        std::string_view &declared) {
     const size_t end = line.find(' ');
     if (end == std::string_view::npos || end < 2)
       return false;
@@ -547,6 +565,10 @@ private:
     if (it == journal_chains_.end() ||
         journal_state_->chains[it->second].name != name)
       return false;
+    if (!cfg_.noflush && declared_[it->second])
+      return false;
+    declared_[it->second] = true;
+    declared = name;
     unparsed_.push_back({lineno, it->second, kDeclared});
     emptied_.insert(hash64(name));
     ++phase_stats().unparsed;
@@ -595,6 +617,8 @@ private:
       chain_of.emplace(want.state.chains[c].name, c);
     std::vector<std::vector<const Unparsed *>> extra(want.state.chains.size());
     for (const Unparsed &u : unparsed_) {
+      if (u.rule == kDeclared)
+        continue; // made by desired_table
       auto it = chain_of.find(journal.chains[u.chain].name);
       if (it == chain_of.end())
         return false;
@@ -656,7 +680,13 @@ private:
   // unparsed, but the whole block is not (after a block that is not the
   // one recorded: its own hash then goes in the record even when nothing
   // changed).
-  void parse_again(bool every_line = true) {
+  // `journal`: the journal's record of the table, taken from
+  // journal_state_ for the commit (the reading again keeps it, decoded,
+  // while the generation is the one it was loaded for).
+  void parse_again(bool every_line = true,
+                   std::optional<TableState> *journal = nullptr) {
+    carried_ = std::move(journal != nullptr ? *journal : journal_state_);
+    carried_generation_ = loaded_generation_;
     phase_stats().unparsed -= unparsed_.size();
     // The block's rules are those its first reading counted.
     const uint64_t rules = phase_stats().rules;
@@ -668,12 +698,14 @@ private:
     try {
       text_.reread(writer_, !every_line);
     } catch (...) {
+      carried_.reset();
       parse_all_ = no_speculation_ = false;
       new_block_ = was_new;
       throw;
     }
     parse_all_ = no_speculation_ = false;
     new_block_ = was_new;
+    carried_.reset();
     phase_stats().rules = rules;
   }
 
@@ -787,6 +819,10 @@ private:
   std::string journal_off_;                // why there is no journal_
   std::string journal_why_; // why the block has no journal_state_
   std::optional<TableState> journal_state_;
+  uint32_t loaded_generation_ = 0; // the generation journal_state_ is of
+  // parse_again: the record, kept for the block's reading again.
+  std::optional<TableState> carried_;
+  uint32_t carried_generation_ = 0;
   std::optional<uint64_t> fingerprint_;
   bool want_fingerprint_current_ = true; // the record's is this process's
   // The line hashes the record knows, with their journal rule (an
@@ -804,8 +840,9 @@ private:
   static constexpr uint32_t kDeclared = UINT32_MAX;       // Unparsed::rule of a
                                                           // declaration
   std::unordered_map<uint64_t, uint32_t> journal_chains_; // by name hash
-  std::unordered_set<uint64_t> emptied_;                  // note_emptied
-  bool parse_all_ = false; // parse_again: no line taken unparsed
+  std::vector<bool> declared_;           // journal chains declared unparsed
+  std::unordered_set<uint64_t> emptied_; // note_emptied
+  bool parse_all_ = false;               // parse_again: no line taken unparsed
   // The journal's record names the block that made the table (its hash):
   // the block's lines are taken unparsed and hashed until COMMIT shows
   // whether it is that block; if not, it is parsed again.

@@ -375,12 +375,29 @@ uint64_t rule_key(std::string_view message, RuleKey how) {
   return hash64(rule_identity(message));
 }
 
-std::optional<DesiredTable> desired_table(const Batch &replacement) {
+std::optional<DesiredTable>
+desired_table(const Batch &replacement,
+              const std::vector<std::string_view> &declared) {
   DesiredTable out;
   bool simple = true;
   size_t seen = 0;
   size_t chain = SIZE_MAX; // the chain of the last rule
   std::unordered_map<std::string, size_t> chain_of;
+  chain_of.reserve(declared.size());
+  auto add_chain = [&](const std::string &name) {
+    out.state.chains.emplace_back().name = name;
+    out.chain_messages.emplace_back();
+    out.chain_index.push_back(SIZE_MAX);
+    out.rule_messages.emplace_back();
+    out.rule_index.emplace_back();
+    out.rule_lines.emplace_back();
+  };
+  for (std::string_view name : declared) {
+    if (!chain_of.emplace(std::string(name), out.state.chains.size()).second)
+      return std::nullopt;
+    add_chain(std::string(name));
+  }
+  const size_t unmade = declared.size(); // chains [0, unmade)
   replacement.each_message([&](std::string_view m, size_t index) {
     if (!simple)
       return;
@@ -397,14 +414,13 @@ std::optional<DesiredTable> desired_table(const Batch &replacement) {
       KernelChain kc = parse_chain(header(m), &table);
       auto [at, made_now] = chain_of.emplace(kc.name, out.state.chains.size());
       const size_t c = at->second;
+      if (c < unmade) {
+        simple = false; // made or changed after all
+        return;
+      }
       if (made_now) {
         out.allocations.push_back({index, c, SIZE_MAX});
-        out.state.chains.emplace_back().name = kc.name;
-        out.chain_messages.emplace_back();
-        out.chain_index.emplace_back();
-        out.rule_messages.emplace_back();
-        out.rule_index.emplace_back();
-        out.rule_lines.emplace_back();
+        add_chain(kc.name);
       }
       StateChain &sc = out.state.chains[c];
       const StateChain made = state_chain(kc);

@@ -53,8 +53,13 @@ struct DesiredTable {
 
 // Rules keyed by message; nullopt when `replacement` does more than make
 // the table again from chains and appended rules (a rule with a set, a
-// flush, an insertion).
-std::optional<DesiredTable> desired_table(const Batch &replacement);
+// flush, an insertion). `declared` are user chains the block declares
+// without the batch making them (lines taken unparsed: the kernel has
+// them): they come first, without messages, and the batch may fill them
+// but not make them.
+std::optional<DesiredTable>
+desired_table(const Batch &replacement,
+              const std::vector<std::string_view> &declared = {});
 
 // The table a --noflush batch leaves when the kernel's table is `kernel`
 // (iptables-restore --noflush: the kernel's chains and rules, changed by
