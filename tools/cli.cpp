@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "config_file.h"
+#include "diff_cli.h"
 #include "ebtables_cli.h"
 #include "fastrestore/restore.h"
 #include "program.h"
@@ -95,6 +96,8 @@ int cli_main(int argc, char **argv) {
       return snapshot_main(program, argc, argv);
     if (sub == "ebtables")
       return ebtables_main(program, argc, argv);
+    if (sub == "diff")
+      return diff_main(program, argc, argv);
   }
   if (program.kind == ProgramKind::save)
     return save_program_main(program, argc, argv);

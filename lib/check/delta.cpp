@@ -8,6 +8,8 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "fastrestore/increasing_run.h"
+
 namespace fastrestore {
 namespace {
 
@@ -44,26 +46,7 @@ kept_rules(const std::vector<StateRule> &desired,
     pairs.emplace_back(d, it->second.back());
     it->second.pop_back();
   }
-  // Longest increasing subsequence of the kernel positions.
-  std::vector<size_t> tails; // index into pairs of each run's last element
-  std::vector<size_t> prev(pairs.size(), SIZE_MAX);
-  for (size_t i = 0; i < pairs.size(); ++i) {
-    auto pos = std::lower_bound(
-        tails.begin(), tails.end(), pairs[i].second,
-        [&](size_t t, size_t k) { return pairs[t].second < k; });
-    if (pos != tails.begin())
-      prev[i] = *(pos - 1);
-    if (pos == tails.end())
-      tails.push_back(i);
-    else
-      *pos = i;
-  }
-  std::vector<std::pair<size_t, size_t>> kept;
-  for (size_t i = tails.empty() ? SIZE_MAX : tails.back(); i != SIZE_MAX;
-       i = prev[i])
-    kept.push_back(pairs[i]);
-  std::reverse(kept.begin(), kept.end());
-  return kept;
+  return longest_increasing_run(pairs);
 }
 
 DeltaOp op(DeltaKind kind, size_t chain, size_t rule = 0, uint64_t handle = 0) {

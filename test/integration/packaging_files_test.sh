@@ -54,6 +54,10 @@ $all
 EOF
 $all
 EOF2"
+check "completion: diff options" \
+  grep -qx -- --color <<< "$(complete_words fastrestore diff --co)"
+check "completion: diff's --color values" \
+  test "$(complete_words fastrestore diff --color "" | tr '\n' ' ')" = "auto always never "
 check "completion: ebtables takes --concurrent" \
   grep -qx -- --concurrent <<< "$(complete_words fastrestore ebtables --con)"
 check "completion: table names" \

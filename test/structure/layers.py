@@ -18,6 +18,7 @@ import sys
 
 # Top to bottom; a folder may use the folders after it.
 LAYERS = [
+    "lib/diff",
     "lib/driver",
     "lib/save", "lib/snapshot",
     "lib/backend/legacy", "lib/backend/nft",
