@@ -17,6 +17,7 @@
 #include <string>
 
 #include "fastrestore/load_preview.h"
+#include "fastrestore/noflush_commands.h"
 #include "fastrestore/unified_diff.h"
 
 namespace po = boost::program_options;
@@ -76,7 +77,9 @@ int diff_main(const Program &program, int argc, char **argv) {
     ("counters,c", "compare packet and byte counters too (restore -c)")
     ("table,T", po::value<std::string>(), "only this table of the input")
     ("color", po::value<std::string>(&color)->implicit_value("always"),
-     "colour the diff: auto (on a terminal, the default), always or never");
+     "colour the diff: auto (on a terminal, the default), always or never")
+    ("commands", "print the --noflush restore input that makes the change "
+     "(rule numbers as the tables are now) instead of the diff");
   // clang-format on
   po::options_description hidden;
   hidden.add_options()("file", po::value<std::string>());
@@ -95,7 +98,8 @@ int diff_main(const Program &program, int argc, char **argv) {
   if (vm.count("help")) {
     std::cout << "Usage: fastrestore diff [-4|-6|--bridge] [--legacy] [-n] "
                  "[-c] [-T table]\n"
-                 "                        [--color[=WHEN]] [FILE]\n"
+                 "                        [--color[=WHEN]] [--commands] "
+                 "[FILE]\n"
                  "Prints what loading FILE (restore input; standard input "
                  "without FILE) would\nchange in the tables it names, as a "
                  "unified diff of their saves; sends nothing.\nExit status: "
@@ -164,6 +168,14 @@ int diff_main(const Program &program, int argc, char **argv) {
     if (!preview.error.empty())
       std::cerr << "fastrestore diff: " << preview.error << "\n";
     return kTrouble; // never 1: a broken file is not a change
+  }
+  if (vm.count("commands")) {
+    std::string commands;
+    for (const TableTexts &t : preview.tables)
+      commands += noflush_commands(t.before, t.after, cfg.family, cfg.counters);
+    std::cout << commands;
+    std::cout.flush();
+    return commands.empty() ? 0 : 1;
   }
   std::string before, after;
   for (const TableTexts &t : preview.tables) {

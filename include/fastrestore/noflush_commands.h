@@ -1,0 +1,23 @@
+// The iptables-restore --noflush input (ebtables-restore's, for the bridge
+// family) that turns one save of a table into another: declarations of chains
+// made, `-D CHAIN N` and `-I CHAIN N RULE` for each chain's rules (the
+// line diff of unified_diff.h), `-F` then `-X` for chains removed, `-P`
+// for policies changed. Rule numbers refer to the table as `before` shows
+// it, changed by the commands before them.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "fastrestore/ir.h"
+
+namespace fastrestore {
+
+// "" when the saves are the same. `before` and `after` are one table's
+// save text (without dated comments), as fastrestore save prints it;
+// `counters`: saved with -c, and the commands are for a restore with -c
+// (they set counters too).
+std::string noflush_commands(std::string_view before, std::string_view after,
+                             Family family, bool counters);
+
+} // namespace fastrestore

@@ -1,0 +1,171 @@
+// noflush_commands.h: two saves of a table read as chains (name, policy)
+// and rule lines, and the commands that make the one the other.
+#include "fastrestore/noflush_commands.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "fastrestore/tables.h"
+#include "fastrestore/unified_diff.h"
+
+namespace fastrestore {
+namespace {
+
+struct SavedChain {
+  std::string_view name, policy;
+  std::string_view chain_counters;        // "[p:b]" after the policy (-c)
+  std::vector<std::string_view> rules;    // the line after "-A NAME "
+  std::vector<std::string_view> counters; // "[p:b] " before it, or ""
+};
+
+struct SavedTable {
+  std::string_view name;
+  std::vector<SavedChain> chains;
+  SavedChain *find(std::string_view chain) {
+    for (auto &c : chains)
+      if (c.name == chain)
+        return &c;
+    return nullptr;
+  }
+};
+
+std::string_view first_word(std::string_view s) {
+  return s.substr(0, s.find(' '));
+}
+
+SavedTable read_save(std::string_view text) {
+  SavedTable t;
+  for (std::string_view line : split_lines(text)) {
+    if (line.empty() || line.front() == '#' || line == "COMMIT")
+      continue;
+    if (line.front() == '*') {
+      t.name = line.substr(1);
+      continue;
+    }
+    if (line.front() == ':') {
+      line.remove_prefix(1);
+      SavedChain c;
+      c.name = first_word(line);
+      line.remove_prefix(std::min(line.size(), c.name.size() + 1));
+      c.policy = first_word(line);
+      line.remove_prefix(std::min(line.size(), c.policy.size() + 1));
+      c.chain_counters = first_word(line);
+      t.chains.push_back(c);
+      continue;
+    }
+    std::string_view counters;
+    if (line.front() == '[') {
+      const size_t end = line.find("] ");
+      if (end == std::string_view::npos)
+        continue;
+      counters = line.substr(0, end + 2);
+      line.remove_prefix(end + 2);
+    }
+    if (line.rfind("-A ", 0) != 0)
+      continue;
+    line.remove_prefix(3);
+    const std::string_view chain = first_word(line);
+    line.remove_prefix(std::min(line.size(), chain.size() + 1));
+    if (SavedChain *c = t.find(chain)) {
+      c->rules.push_back(line);
+      c->counters.push_back(counters);
+    }
+  }
+  return t;
+}
+
+// A rule as the line diff compares it: with its counters.
+std::vector<std::string> whole_rules(const SavedChain &c) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < c.rules.size(); ++i)
+    out.push_back(std::string(c.counters[i]) + std::string(c.rules[i]));
+  return out;
+}
+
+} // namespace
+
+std::string noflush_commands(std::string_view before_text,
+                             std::string_view after_text, Family family,
+                             bool counters) {
+  SavedTable before = read_save(before_text);
+  const SavedTable after = read_save(after_text);
+  const BuiltinTable *table = find_builtin_table(after.name, family);
+  auto builtin = [&](std::string_view chain) {
+    return table != nullptr && find_builtin_chain(*table, chain) != nullptr;
+  };
+  std::string out;
+  auto line = [&](const std::string &s) { out += s + "\n"; };
+  // Built-in chains whose policy or counters (-c) change: declared again
+  // with them (a built-in chain's declaration does not flush it).
+  std::vector<std::string_view> declared;
+  if (family != Family::bridge && counters)
+    for (const SavedChain &c : after.chains) {
+      const SavedChain *was = before.find(c.name);
+      if (!builtin(c.name) || c.chain_counters.empty() || was == nullptr ||
+          (was->policy == c.policy && was->chain_counters == c.chain_counters))
+        continue;
+      line(":" + std::string(c.name) + " " + std::string(c.policy) + " " +
+           std::string(c.chain_counters));
+      declared.push_back(c.name);
+    }
+  // Chains made: declared (`-N` refuses a target's name, such as LOG, that
+  // a declaration takes), with an ebtables chain's policy; their rules
+  // below with the others'.
+  const SavedChain none;
+  for (const SavedChain &c : after.chains)
+    if (before.find(c.name) == nullptr && !builtin(c.name)) {
+      line(":" + std::string(c.name) + " " + std::string(c.policy) +
+           (family == Family::bridge ? "" : " [0:0]"));
+      declared.push_back(c.name);
+    }
+  for (const SavedChain &c : after.chains) {
+    const SavedChain *was = before.find(c.name);
+    const std::vector<std::string> a = whole_rules(was ? *was : none),
+                                   b = whole_rules(c);
+    const std::vector<std::string_view> av(a.begin(), a.end()),
+        bv(b.begin(), b.end());
+    size_t at = 1; // the rule number the next edit is at
+    for (const Edit &e : line_edits(av, bv)) {
+      switch (e.kind) {
+      case EditKind::keep:
+        ++at;
+        break;
+      case EditKind::remove:
+        line("-D " + std::string(c.name) + " " + std::to_string(at));
+        break;
+      case EditKind::add:
+        line(std::string(c.counters[e.b]) + "-I " + std::string(c.name) + " " +
+             std::to_string(at) + " " + std::string(c.rules[e.b]));
+        ++at;
+        break;
+      }
+    }
+  }
+  // Chains removed: emptied first (they may jump to each other), then
+  // deleted.
+  std::vector<std::string_view> gone;
+  for (const SavedChain &c : before.chains)
+    if (!builtin(c.name) &&
+        !std::any_of(after.chains.begin(), after.chains.end(),
+                     [&](const SavedChain &n) { return n.name == c.name; }))
+      gone.push_back(c.name);
+  for (std::string_view name : gone)
+    if (!before.find(name)->rules.empty())
+      line("-F " + std::string(name));
+  for (std::string_view name : gone)
+    line("-X " + std::string(name));
+  // Policies: of built-in chains, and in ebtables of user chains too.
+  for (const SavedChain &c : after.chains) {
+    if (c.policy == "-" || (!builtin(c.name) && family != Family::bridge) ||
+        std::find(declared.begin(), declared.end(), c.name) != declared.end())
+      continue;
+    const SavedChain *was = before.find(c.name);
+    if (was == nullptr || c.policy != was->policy)
+      line("-P " + std::string(c.name) + " " + std::string(c.policy));
+  }
+  if (out.empty())
+    return "";
+  return "*" + std::string(after.name) + "\n" + out + "COMMIT\n";
+}
+
+} // namespace fastrestore
