@@ -1,9 +1,10 @@
 // The iptables-restore --noflush input (ebtables-restore's, for the bridge
 // family) that turns one save of a table into another: declarations of chains
 // made, `-D CHAIN N` and `-I CHAIN N RULE` for each chain's rules (the
-// line diff of unified_diff.h), `-F` then `-X` for chains removed, `-P`
-// for policies changed. Rule numbers refer to the table as `before` shows
-// it, changed by the commands before them.
+// line diff of unified_diff.h), `-F` then `-X` for chains removed, and
+// policies changed (a built-in chain declared again; ebtables' `-P`). Rule
+// numbers refer to the table as `before` shows it, changed by the commands
+// before them.
 #pragma once
 
 #include <string>

@@ -175,6 +175,8 @@ private:
   std::map<uint64_t, std::string> kernel_msgs_;
   // The kernel's bridge policy rules read (handle -> verdict).
   std::map<uint64_t, uint32_t> kernel_policy_rules_;
+  // The bridge policy rules this block appended (id -> verdict).
+  std::map<uint32_t, uint32_t> block_policy_rules_;
   std::map<std::pair<uint64_t, uint32_t>, std::string> sigs_;
 };
 

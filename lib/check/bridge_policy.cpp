@@ -102,8 +102,15 @@ void EbPolicies::strip(Block &block, const std::string &table) {
 }
 // The verdict of ebtables-nft's policy rule when it ends chain `c`.
 std::optional<uint32_t> OpPlanner::policy_of(const Chain &c) const {
-  if (c.rules.empty() || c.rules.back().handle == 0)
+  if (c.rules.empty())
     return std::nullopt;
+  if (c.rules.back().handle == 0) {
+    // One this block put back (-F, -P): -X after it deletes it too.
+    auto it = block_policy_rules_.find(c.rules.back().id);
+    if (it == block_policy_rules_.end())
+      return std::nullopt;
+    return it->second;
+  }
   auto it = kernel_policy_rules_.find(c.rules.back().handle);
   if (it == kernel_policy_rules_.end())
     return std::nullopt;
@@ -134,6 +141,7 @@ void OpPlanner::keep_policy(const std::string &chain, const Location &loc,
   op.rule.verdict = *verdict == NF_ACCEPT ? Verdict::accept : Verdict::drop;
   op.rule.eb.policy_rule = true;
   op.id = ++next_id_;
+  block_policy_rules_[op.id] = *verdict;
   out.push_back(std::move(op));
   record(Event::append, chain, out.back().id);
 }

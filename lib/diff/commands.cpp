@@ -95,17 +95,19 @@ std::string noflush_commands(std::string_view before_text,
   };
   std::string out;
   auto line = [&](const std::string &s) { out += s + "\n"; };
-  // Built-in chains whose policy or counters (-c) change: declared again
-  // with them (a built-in chain's declaration does not flush it).
+  // iptables: built-in chains whose policy or counters (-c) change,
+  // declared again with them (the declaration does not flush a built-in
+  // chain, and takes a DROP policy in the nat table, which -P refuses).
   std::vector<std::string_view> declared;
-  if (family != Family::bridge && counters)
+  if (family != Family::bridge)
     for (const SavedChain &c : after.chains) {
       const SavedChain *was = before.find(c.name);
-      if (!builtin(c.name) || c.chain_counters.empty() || was == nullptr ||
-          (was->policy == c.policy && was->chain_counters == c.chain_counters))
+      if (!builtin(c.name) || was == nullptr ||
+          (was->policy == c.policy &&
+           (!counters || was->chain_counters == c.chain_counters)))
         continue;
       line(":" + std::string(c.name) + " " + std::string(c.policy) + " " +
-           std::string(c.chain_counters));
+           std::string(counters ? c.chain_counters : "[0:0]"));
       declared.push_back(c.name);
     }
   // Chains made: declared (`-N` refuses a target's name, such as LOG, that
@@ -154,9 +156,9 @@ std::string noflush_commands(std::string_view before_text,
       line("-F " + std::string(name));
   for (std::string_view name : gone)
     line("-X " + std::string(name));
-  // Policies: of built-in chains, and in ebtables of user chains too.
+  // ebtables: policies of built-in and user chains.
   for (const SavedChain &c : after.chains) {
-    if (c.policy == "-" || (!builtin(c.name) && family != Family::bridge) ||
+    if (family != Family::bridge ||
         std::find(declared.begin(), declared.end(), c.name) != declared.end())
       continue;
     const SavedChain *was = before.find(c.name);

@@ -35,13 +35,13 @@ TEST_CASE("noflush commands: chains made and removed, rules, policies",
   // deleted, after the jump to it.
   CHECK(noflush_commands(before, after, Family::ipv4, false) ==
         "*filter\n"
+        ":INPUT DROP [0:0]\n"
         ":LOG - [0:0]\n"
         "-D INPUT 2\n"
         "-I INPUT 2 -s 10.0.0.2/32 -j LOG\n"
         "-I LOG 1 -j ACCEPT\n"
         "-F old\n"
         "-X old\n"
-        "-P INPUT DROP\n"
         "COMMIT\n");
   CHECK(noflush_commands(after, after, Family::ipv4, false).empty());
 }
