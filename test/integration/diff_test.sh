@@ -212,6 +212,12 @@ status 2 "a table only nft lists" unshare -n bash -c "
   nft add chain ip filter INPUT '{ type filter hook input priority 0; }' &&
   nft add rule ip filter INPUT ip saddr @s drop &&
   exec '$fr' diff '$tmp/ok.rules'"
+# Under a replaced tool's name `diff` is a file name, as for the tool.
+mkdir -p "$tmp/bin" "$tmp/named"
+ln -s "$fr" "$tmp/bin/iptables-restore"
+cp "$tmp/ok.rules" "$tmp/named/diff"
+status 0 "iptables-restore --test diff: the file named diff" \
+  unshare -n bash -c "cd '$tmp/named' && exec '$tmp/bin/iptables-restore' --test diff"
 # Colour on request: red removals, green additions.
 unshare -n bash -c "'$fr' diff --color=always '$tmp/ok.rules'" >"$tmp/color"
 count=$((count + 1))
