@@ -3,6 +3,8 @@
 #include "fastrestore/noflush_commands.h"
 
 #include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "fastrestore/tables.h"
@@ -21,11 +23,10 @@ struct SavedChain {
 struct SavedTable {
   std::string_view name;
   std::vector<SavedChain> chains;
-  SavedChain *find(std::string_view chain) {
-    for (auto &c : chains)
-      if (c.name == chain)
-        return &c;
-    return nullptr;
+  std::unordered_map<std::string_view, size_t> index; // chains by name
+  const SavedChain *find(std::string_view chain) const {
+    auto it = index.find(chain);
+    return it == index.end() ? nullptr : &chains[it->second];
   }
 };
 
@@ -50,6 +51,7 @@ SavedTable read_save(std::string_view text) {
       c.policy = first_word(line);
       line.remove_prefix(std::min(line.size(), c.policy.size() + 1));
       c.chain_counters = first_word(line);
+      t.index.emplace(c.name, t.chains.size());
       t.chains.push_back(c);
       continue;
     }
@@ -66,9 +68,10 @@ SavedTable read_save(std::string_view text) {
     line.remove_prefix(3);
     const std::string_view chain = first_word(line);
     line.remove_prefix(std::min(line.size(), chain.size() + 1));
-    if (SavedChain *c = t.find(chain)) {
-      c->rules.push_back(line);
-      c->counters.push_back(counters);
+    auto it = t.index.find(chain);
+    if (it != t.index.end()) {
+      t.chains[it->second].rules.push_back(line);
+      t.chains[it->second].counters.push_back(counters);
     }
   }
   return t;
@@ -87,7 +90,7 @@ std::vector<std::string> whole_rules(const SavedChain &c) {
 std::string noflush_commands(std::string_view before_text,
                              std::string_view after_text, Family family,
                              bool counters) {
-  SavedTable before = read_save(before_text);
+  const SavedTable before = read_save(before_text);
   const SavedTable after = read_save(after_text);
   const BuiltinTable *table = find_builtin_table(after.name, family);
   auto builtin = [&](std::string_view chain) {
@@ -98,7 +101,7 @@ std::string noflush_commands(std::string_view before_text,
   // iptables: built-in chains whose policy or counters (-c) change,
   // declared again with them (the declaration does not flush a built-in
   // chain, and takes a DROP policy in the nat table, which -P refuses).
-  std::vector<std::string_view> declared;
+  std::unordered_set<std::string_view> declared;
   if (family != Family::bridge)
     for (const SavedChain &c : after.chains) {
       const SavedChain *was = before.find(c.name);
@@ -108,7 +111,7 @@ std::string noflush_commands(std::string_view before_text,
         continue;
       line(":" + std::string(c.name) + " " + std::string(c.policy) + " " +
            std::string(counters ? c.chain_counters : "[0:0]"));
-      declared.push_back(c.name);
+      declared.insert(c.name);
     }
   // Chains made: declared (`-N` refuses a target's name, such as LOG, that
   // a declaration takes), with an ebtables chain's policy; their rules
@@ -118,7 +121,7 @@ std::string noflush_commands(std::string_view before_text,
     if (before.find(c.name) == nullptr && !builtin(c.name)) {
       line(":" + std::string(c.name) + " " + std::string(c.policy) +
            (family == Family::bridge ? "" : " [0:0]"));
-      declared.push_back(c.name);
+      declared.insert(c.name);
     }
   for (const SavedChain &c : after.chains) {
     const SavedChain *was = before.find(c.name);
@@ -147,9 +150,7 @@ std::string noflush_commands(std::string_view before_text,
   // deleted.
   std::vector<std::string_view> gone;
   for (const SavedChain &c : before.chains)
-    if (!builtin(c.name) &&
-        !std::any_of(after.chains.begin(), after.chains.end(),
-                     [&](const SavedChain &n) { return n.name == c.name; }))
+    if (!builtin(c.name) && after.find(c.name) == nullptr)
       gone.push_back(c.name);
   for (std::string_view name : gone)
     if (!before.find(name)->rules.empty())
@@ -158,8 +159,7 @@ std::string noflush_commands(std::string_view before_text,
     line("-X " + std::string(name));
   // ebtables: policies of built-in and user chains.
   for (const SavedChain &c : after.chains) {
-    if (family != Family::bridge ||
-        std::find(declared.begin(), declared.end(), c.name) != declared.end())
+    if (family != Family::bridge || declared.count(c.name) != 0)
       continue;
     const SavedChain *was = before.find(c.name);
     if (was == nullptr || c.policy != was->policy)
