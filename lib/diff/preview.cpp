@@ -201,59 +201,63 @@ LoadPreview preview_load(std::string_view input, const RestoreConfig &cfg) {
     return out;
   }
 
+  auto in_copy = [&]() -> int {
+    std::unique_ptr<nft::Transport> transport;
+    if (cfg.backend == Backend::nft)
+      transport = nft::make_netlink_transport();
+    // The kernel's tables as they are (their counters too with -c).
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (!uses[i].exists)
+        continue;
+      RestoreConfig copy;
+      copy.family = cfg.family;
+      copy.backend = cfg.backend;
+      copy.counters = cfg.counters && cfg.family != Family::bridge;
+      copy.no_lock = true;
+      const int fd = memory_file(raw[i]);
+      if (fd < 0)
+        return kCopyFailed;
+      std::ostringstream quiet;
+      const int copied = run_restore(fd, copy, transport.get(), quiet);
+      close(fd);
+      if (copied != 0)
+        return kCopyFailed;
+      // A set or object the save does not show (iptables-nft-save
+      // prints a rule's set lookup as nothing) is missing from the
+      // copy.
+      if (table_use(transport.get(), cfg, names[i]).objects != uses[i].objects)
+        return kNotAsSaved;
+    }
+    // The input, as the restore would load it.
+    RestoreConfig load = cfg;
+    load.no_lock = true;
+    load.test = false;
+    load.incremental = false;
+    load.verbose = 0;
+    load.stats = false;
+    load.coalesce_ms = -1;
+    const int fd = memory_file(input);
+    if (fd < 0)
+      return kCopyFailed;
+    const int loaded = run_restore(fd, load, transport.get(), std::cerr);
+    close(fd);
+    if (loaded != 0)
+      return loaded;
+    for (size_t i = 0; i < names.size(); ++i)
+      if (save_into(after_fds[i], save_options(cfg, names[i])) != 0)
+        return kSaveFailed;
+    return 0;
+  };
   NetnsFailure failure;
+  // (Nothing may leave the child but its status: an exception would run
+  // the parent's code on in the child.)
   const std::optional<int> rc = in_private_netns(
       [&]() -> int {
-        std::unique_ptr<nft::Transport> transport;
         try {
-          if (cfg.backend == Backend::nft)
-            transport = nft::make_netlink_transport();
-        } catch (const Error &e) {
+          return in_copy();
+        } catch (...) {
           return kCopyFailed;
         }
-        // The kernel's tables as they are (their counters too with -c).
-        for (size_t i = 0; i < names.size(); ++i) {
-          if (!uses[i].exists)
-            continue;
-          RestoreConfig copy;
-          copy.family = cfg.family;
-          copy.backend = cfg.backend;
-          copy.counters = cfg.counters && cfg.family != Family::bridge;
-          copy.no_lock = true;
-          const int fd = memory_file(raw[i]);
-          if (fd < 0)
-            return kCopyFailed;
-          std::ostringstream quiet;
-          const int copied = run_restore(fd, copy, transport.get(), quiet);
-          close(fd);
-          if (copied != 0)
-            return kCopyFailed;
-          // A set or object the save does not show (iptables-nft-save
-          // prints a rule's set lookup as nothing) is missing from the
-          // copy.
-          if (table_use(transport.get(), cfg, names[i]).objects !=
-              uses[i].objects)
-            return kNotAsSaved;
-        }
-        // The input, as the restore would load it.
-        RestoreConfig load = cfg;
-        load.no_lock = true;
-        load.test = false;
-        load.incremental = false;
-        load.verbose = 0;
-        load.stats = false;
-        load.coalesce_ms = -1;
-        const int fd = memory_file(input);
-        if (fd < 0)
-          return kCopyFailed;
-        const int loaded = run_restore(fd, load, transport.get(), std::cerr);
-        close(fd);
-        if (loaded != 0)
-          return loaded;
-        for (size_t i = 0; i < names.size(); ++i)
-          if (save_into(after_fds[i], save_options(cfg, names[i])) != 0)
-            return kSaveFailed;
-        return 0;
       },
       &failure);
   if (!rc) {
