@@ -316,6 +316,23 @@ whole_block() {
 }
 check "journal: the block that made the table is taken whole" whole_block
 
+# A base chain's policy declared, then -Z in the same block: the delta's
+# chain message is -Z's (counters only), and the policy declared still
+# reaches the kernel, with and without --noflush.
+zero_after_policy() {
+  printf '*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n-A INPUT -i lo -j ACCEPT\nCOMMIT\n' >"$tmp/open"
+  printf '*filter\n:INPUT DROP [0:0]\n:FORWARD ACCEPT [0:0]\n-A INPUT -i lo -j ACCEPT\n-A INPUT -s 192.0.2.7 -j ACCEPT\n-Z\nCOMMIT\n' >"$tmp/zero"
+  unshare -n bash -c "
+    '$fr' --incremental <'$tmp/open' || exit 1
+    '$fr' --incremental <'$tmp/zero' || exit 1
+    iptables-nft-save -t filter | grep '^:INPUT'
+    '$fr' --incremental <'$tmp/open' || exit 1
+    '$fr' --incremental --noflush <'$tmp/zero' || exit 1
+    iptables-nft-save -t filter | grep '^:INPUT'" >"$tmp/out" &&
+    [ "$(grep -c '^:INPUT DROP' "$tmp/out")" = 2 ]
+}
+check "-Z after a declared policy: the policy stays" zero_after_policy
+
 legacy() {
   unshare -n bash -c "
     '$fr' --legacy -c <'$tmp/a' || exit 1

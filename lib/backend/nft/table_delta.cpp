@@ -581,14 +581,18 @@ std::vector<Allocation> write_delta(Batch &out, const Delta &delta,
     }
     case DeltaKind::chain_create:
     case DeltaKind::chain_update: {
-      // A base chain declared without a policy: ACCEPT, as made.
+      // A base chain's policy as desired: ACCEPT when declared without
+      // one, as made; the one declared when the chain's last message
+      // (-Z's, which zeroes counters) does not say it.
       const StateChain &c = want.state.chains[op.chain];
-      out.add_copy(want.chain_messages[op.chain], NLM_F_CREATE,
+      const std::string_view message = want.chain_messages[op.chain];
+      out.add_copy(message, NLM_F_CREATE,
                    replacement.location(want.chain_index[op.chain]), "chain",
                    c.name, [&](nlmsghdr *nlh) {
-                     if (c.base && !c.has_policy)
-                       mnl_attr_put_u32(nlh, NFTA_CHAIN_POLICY,
-                                        htonl(NF_ACCEPT));
+                     if (c.base && !has_attr(message, NFTA_CHAIN_POLICY))
+                       mnl_attr_put_u32(
+                           nlh, NFTA_CHAIN_POLICY,
+                           htonl(c.has_policy ? c.policy : NF_ACCEPT));
                    });
       if (op.kind == DeltaKind::chain_create)
         made.push_back({out.messages() - 1, op.chain, SIZE_MAX});
