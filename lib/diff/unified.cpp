@@ -123,16 +123,11 @@ std::string unified_diff(const Lines &a, const Lines &b,
       a_count += edits[i].kind != EditKind::add;
       b_count += edits[i].kind != EditKind::remove;
     }
-    const Edit &first = edits[from];
     // The first line of each side in the hunk (an empty side: the lines
-    // before it).
-    size_t a_first = first.a, b_first = first.b;
-    if (first.kind == EditKind::add)
-      a_first = first.a; // the position the additions go to
-    if (first.kind == EditKind::remove)
-      b_first = first.b;
-    out += cyan + std::string("@@ ") + range('-', a_first, a_count) + " " +
-           range('+', b_first, b_count) + " @@" + reset;
+    // before it; an edit's index on the side it lacks is where it goes).
+    const Edit &first = edits[from];
+    out += cyan + std::string("@@ ") + range('-', first.a, a_count) + " " +
+           range('+', first.b, b_count) + " @@" + reset;
     if (opts.section) {
       const Edit &change = edits[changes[c]];
       const std::string name = change.kind == EditKind::add
