@@ -1,6 +1,5 @@
 #include "ebtables_cli.h"
 
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -254,18 +253,13 @@ int kernel_command(const std::string &table,
     }
   }
   text += "COMMIT\n";
-  int fd = memfd_create("ebtables-command", MFD_CLOEXEC);
-  if (fd < 0 ||
-      write(fd, text.data(), text.size()) !=
-          static_cast<ssize_t>(text.size()) ||
-      lseek(fd, 0, SEEK_SET) != 0) {
+  if (flush || zero)
+    cfg.verbose = 0; // named here, below
+  int rc = run_restore_text(text, cfg, transport.get(), std::cerr);
+  if (rc < 0) {
     std::cerr << g_self << ": " << std::strerror(errno) << "\n";
     return 1;
   }
-  if (flush || zero)
-    cfg.verbose = 0; // named here, below
-  int rc = run_restore(fd, cfg, transport.get(), std::cerr);
-  close(fd);
   if (rc == 0 && verbose)
     for (const auto &c : touched)
       std::cout << (flush ? "Flushing" : "Zeroing") << " chain `" << c << "'\n";

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <iosfwd>
+#include <string_view>
 
 #include "fastrestore/nft_transport.h"
 #include "fastrestore/restore_options.h"
@@ -20,5 +21,10 @@ namespace fastrestore {
 // from (and may be null when no --noflush command needs the kernel).
 int run_restore(int fd, const RestoreConfig &config, nft::Transport *transport,
                 std::ostream &err);
+
+// run_restore on input held in memory (through a memory file); -1, with
+// errno set, when the memory file cannot be made.
+int run_restore_text(std::string_view text, const RestoreConfig &config,
+                     nft::Transport *transport, std::ostream &err);
 
 } // namespace fastrestore

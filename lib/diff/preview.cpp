@@ -31,24 +31,9 @@ constexpr int kCopyFailed = 200; // the kernel's table could not be copied
 constexpr int kSaveFailed = 201; // the table could not be saved again
 constexpr int kNotAsSaved = 202; // the copy lacks what the save left out
 
-// A file in memory (closed on exec) holding `text`, read from its start.
-int memory_file(std::string_view text) {
-  const int fd = memfd_create("fastrestore-diff", MFD_CLOEXEC);
-  if (fd < 0)
-    return -1;
-  size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0) {
-      close(fd);
-      return -1;
-    }
-    done += static_cast<size_t>(n);
-  }
-  lseek(fd, 0, SEEK_SET);
-  return fd;
+// An empty file in memory (closed on exec).
+int memory_file() {
+  return memfd_create("fastrestore-diff", MFD_CLOEXEC);
 }
 
 std::string read_whole(int fd) {
@@ -169,7 +154,7 @@ LoadPreview preview_load(std::string_view input, const RestoreConfig &cfg) {
       transport = nft::make_netlink_transport();
     for (size_t i = 0; i < names.size(); ++i) {
       uses[i] = table_use(transport.get(), cfg, names[i]);
-      const int fd = memory_file("");
+      const int fd = memory_file();
       if (fd < 0) {
         out.status = 2;
         out.error = std::string("memfd_create: ") + std::strerror(errno);
@@ -214,12 +199,8 @@ LoadPreview preview_load(std::string_view input, const RestoreConfig &cfg) {
       copy.backend = cfg.backend;
       copy.counters = cfg.counters && cfg.family != Family::bridge;
       copy.no_lock = true;
-      const int fd = memory_file(raw[i]);
-      if (fd < 0)
-        return kCopyFailed;
       std::ostringstream quiet;
-      const int copied = run_restore(fd, copy, transport.get(), quiet);
-      close(fd);
+      const int copied = run_restore_text(raw[i], copy, transport.get(), quiet);
       if (copied != 0)
         return kCopyFailed;
       // A set or object the save does not show (iptables-nft-save
@@ -236,11 +217,10 @@ LoadPreview preview_load(std::string_view input, const RestoreConfig &cfg) {
     load.verbose = 0;
     load.stats = false;
     load.coalesce_ms = -1;
-    const int fd = memory_file(input);
-    if (fd < 0)
+    const int loaded =
+        run_restore_text(input, load, transport.get(), std::cerr);
+    if (loaded < 0)
       return kCopyFailed;
-    const int loaded = run_restore(fd, load, transport.get(), std::cerr);
-    close(fd);
     if (loaded != 0)
       return loaded;
     for (size_t i = 0; i < names.size(); ++i)

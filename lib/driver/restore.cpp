@@ -1,10 +1,12 @@
 #include "fastrestore/restore.h"
 
+#include <cerrno>
 #include <cstdio>
 #include <functional>
 #include <ostream>
 #include <system_error>
 
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -183,6 +185,34 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
     return static_cast<int>(f.status);
   }
   return 0;
+}
+
+int run_restore_text(std::string_view text, const RestoreConfig &cfg,
+                     nft::Transport *transport, std::ostream &err) {
+  const int fd = memfd_create("fastrestore-input", MFD_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  for (size_t done = 0; done < text.size();) {
+    const ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      const int saved = errno;
+      close(fd);
+      errno = n == 0 ? EIO : saved;
+      return -1;
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (lseek(fd, 0, SEEK_SET) != 0) {
+    const int saved = errno;
+    close(fd);
+    errno = saved;
+    return -1;
+  }
+  const int rc = run_restore(fd, cfg, transport, err);
+  close(fd);
+  return rc;
 }
 
 } // namespace fastrestore
