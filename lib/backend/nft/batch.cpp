@@ -40,7 +40,9 @@ char *Batch::reserve() {
     // The first chunk starts small so that small batches stay small.
     size_t cap = chunks_.empty() ? 2 * kHeadroom : kChunkSize;
     Chunk c;
-    c.data.reset(new char[cap]);
+    // Zeroed: libmnl leaves an attribute's padding as the memory was, and
+    // a rule's key (table_delta.h) hashes its message's bytes.
+    c.data.reset(new char[cap]());
     c.cap = cap;
     chunks_.push_back(std::move(c));
   }
