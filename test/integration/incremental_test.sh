@@ -333,6 +333,23 @@ zero_after_policy() {
 }
 check "-Z after a declared policy: the policy stays" zero_after_policy
 
+# Changes the kernel refuses (a rule it refuses, a chain deleted that the
+# failed transaction leaves busy): the block is sent whole, and the
+# messages are those of a full restore.
+refused_changes() {
+  printf '*filter\n:INPUT ACCEPT [0:0]\n:keep - [0:0]\n-A INPUT -j keep\nCOMMIT\n' >"$tmp/keep"
+  printf '*filter\n-A INPUT -j ACCEPT\n-A INPUT -j SNAT --to-source 1.2.3.4\nCOMMIT\n' >"$tmp/snat"
+  unshare -n bash -c "
+    '$fr' --incremental <'$tmp/keep' || exit 1
+    before=\$(nft -a list ruleset)
+    '$fr' --incremental <'$tmp/snat' 2>'$tmp/err_inc'
+    [ \$? = 4 ] && [ \"\$before\" = \"\$(nft -a list ruleset)\" ] || exit 1
+    '$fr' <'$tmp/snat' 2>'$tmp/err_full'
+    [ \$? = 4 ]" && [ -s "$tmp/err_full" ] &&
+    cmp -s "$tmp/err_inc" "$tmp/err_full"
+}
+check "changes the kernel refuses: a full restore's messages" refused_changes
+
 legacy() {
   unshare -n bash -c "
     '$fr' --legacy -c <'$tmp/a' || exit 1

@@ -256,15 +256,17 @@ private:
         // Refused (nothing changed): with lines taken unparsed, the error
         // is the one parsing every line finds (a kept line that jumps to
         // a chain the block no longer declares), as without the journal;
-        // --noflush's commands give their own.
-        if (cfg_.noflush && !partial) {
-          send_commands(generation, nullptr);
-          verbose_report(nullptr, want, kernel);
+        // otherwise the block goes whole, and its errors, if any, are a
+        // full restore's (the changes may fail on more, or other, lines).
+        if (partial) {
+          parse_again(true, &kernel);
           return;
         }
-        if (!partial)
-          throw;
-        parse_again(true, &kernel);
+        if (cfg_.noflush)
+          send_commands(generation, nullptr);
+        else
+          send_replacement(generation, want);
+        verbose_report(nullptr, want, kernel);
         return;
       }
     }
