@@ -129,21 +129,37 @@ std::string noflush_commands(std::string_view before_text,
                                    b = whole_rules(c);
     const std::vector<std::string_view> av(a.begin(), a.end()),
         bv(b.begin(), b.end());
+    const std::string name(c.name);
+    auto rule = [&](const char *command, size_t at, size_t b) {
+      line(std::string(c.counters[b]) + command + name + " " +
+           std::to_string(at) + " " + std::string(c.rules[b]));
+    };
+    // Each run of removed and added rules between kept ones: as many as
+    // can be replaced in place (-R; not for the bridge), the other
+    // removed ones deleted, the other added ones inserted.
+    const std::vector<Edit> edits = line_edits(av, bv);
     size_t at = 1; // the rule number the next edit is at
-    for (const Edit &e : line_edits(av, bv)) {
-      switch (e.kind) {
-      case EditKind::keep:
+    for (size_t i = 0; i < edits.size();) {
+      if (edits[i].kind == EditKind::keep) {
         ++at;
-        break;
-      case EditKind::remove:
-        line("-D " + std::string(c.name) + " " + std::to_string(at));
-        break;
-      case EditKind::add:
-        line(std::string(c.counters[e.b]) + "-I " + std::string(c.name) + " " +
-             std::to_string(at) + " " + std::string(c.rules[e.b]));
-        ++at;
-        break;
+        ++i;
+        continue;
       }
+      std::vector<size_t> added;
+      size_t removed = 0;
+      for (; i < edits.size() && edits[i].kind != EditKind::keep; ++i)
+        if (edits[i].kind == EditKind::remove)
+          ++removed;
+        else
+          added.push_back(edits[i].b);
+      size_t k = 0;
+      // (ebtables-restore has no -R.)
+      for (; family != Family::bridge && k < removed && k < added.size(); ++k)
+        rule("-R ", at++, added[k]);
+      for (size_t r = k; r < removed; ++r)
+        line("-D " + name + " " + std::to_string(at));
+      for (; k < added.size(); ++k)
+        rule("-I ", at++, added[k]);
     }
   }
   // Chains removed: emptied first (they may jump to each other), then

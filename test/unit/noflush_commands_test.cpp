@@ -30,15 +30,14 @@ TEST_CASE("noflush commands: chains made and removed, rules, policies",
                             "-A INPUT -s 10.0.0.3/32 -j DROP\n"
                             "-A LOG -j ACCEPT\n"
                             "COMMIT\n";
-  // A chain named like a target is declared (-N refuses it); rule numbers
-  // count the commands before them; the removed chain is emptied, then
+  // A chain named like a target is declared (-N refuses it); a rule
+  // changed in place is replaced; the removed chain is emptied, then
   // deleted, after the jump to it.
   CHECK(noflush_commands(before, after, Family::ipv4, false) ==
         "*filter\n"
         ":INPUT DROP [0:0]\n"
         ":LOG - [0:0]\n"
-        "-D INPUT 2\n"
-        "-I INPUT 2 -s 10.0.0.2/32 -j LOG\n"
+        "-R INPUT 2 -s 10.0.0.2/32 -j LOG\n"
         "-I LOG 1 -j ACCEPT\n"
         "-F old\n"
         "-X old\n"
@@ -58,9 +57,37 @@ TEST_CASE("noflush commands: counters with -c", "[noflush_commands]") {
   CHECK(noflush_commands(before, after, Family::ipv4, true) ==
         "*filter\n"
         ":INPUT ACCEPT [5:6]\n"
-        "-D INPUT 1\n"
-        "[7:8] -I INPUT 1 -j ACCEPT\n"
+        "[7:8] -R INPUT 1 -j ACCEPT\n"
         "COMMIT\n");
+}
+
+TEST_CASE("noflush commands: runs of removed and added rules",
+          "[noflush_commands]") {
+  auto table = [](std::initializer_list<const char *> rules) {
+    std::string t = "*filter\n:INPUT ACCEPT [0:0]\n";
+    for (const char *r : rules)
+      t += std::string("-A INPUT ") + r + "\n";
+    return t + "COMMIT\n";
+  };
+  // Rule numbers count the commands before them: two replaced in place,
+  // the third removed where the next one now stands.
+  CHECK(noflush_commands(table({"-s 1.1.1.1/32 -j ACCEPT", "-j a", "-j b",
+                                "-j c", "-s 9.9.9.9/32 -j DROP"}),
+                         table({"-s 1.1.1.1/32 -j ACCEPT", "-j x", "-j y",
+                                "-s 9.9.9.9/32 -j DROP"}),
+                         Family::ipv4, false) == "*filter\n"
+                                                 "-R INPUT 2 -j x\n"
+                                                 "-R INPUT 3 -j y\n"
+                                                 "-D INPUT 4\n"
+                                                 "COMMIT\n");
+  // One replaced, two inserted after it.
+  CHECK(noflush_commands(table({"-j a", "-j DROP"}),
+                         table({"-j x", "-j y", "-j z", "-j DROP"}),
+                         Family::ipv4, false) == "*filter\n"
+                                                 "-R INPUT 1 -j x\n"
+                                                 "-I INPUT 2 -j y\n"
+                                                 "-I INPUT 3 -j z\n"
+                                                 "COMMIT\n");
 }
 
 TEST_CASE("noflush commands: ebtables user chains keep their policy",
