@@ -79,7 +79,9 @@ int diff_main(const Program &program, int argc, char **argv) {
     ("color", po::value<std::string>(&color)->implicit_value("always"),
      "colour the diff: auto (on a terminal, the default), always or never")
     ("commands", "print the --noflush restore input that makes the change "
-     "(rule numbers as the tables are now) instead of the diff");
+     "(rule numbers as the tables are now) instead of the diff")
+    ("verbose,v", "say on standard error how the kernel's side was known "
+     "(the journal, or a copy of the tables)");
   // clang-format on
   po::options_description hidden;
   hidden.add_options()("file", po::value<std::string>());
@@ -97,7 +99,7 @@ int diff_main(const Program &program, int argc, char **argv) {
   }
   if (vm.count("help")) {
     std::cout << "Usage: fastrestore diff [-4|-6|--bridge] [--legacy] [-n] "
-                 "[-c] [-T table]\n"
+                 "[-c] [-T table] [-v]\n"
                  "                        [--color[=WHEN]] [--commands] "
                  "[FILE]\n"
                  "Prints what loading FILE (restore input; standard input "
@@ -163,7 +165,11 @@ int diff_main(const Program &program, int argc, char **argv) {
     return kTrouble;
   }
 
-  const LoadPreview preview = preview_load(input, cfg);
+  std::string how;
+  const LoadPreview preview = preview_load(input, cfg, &how);
+  if (vm.count("verbose") && preview.status == 0)
+    std::cerr << "fastrestore diff: the kernel's tables as told by " << how
+              << "\n";
   if (preview.status != 0) {
     if (!preview.error.empty())
       std::cerr << "fastrestore diff: " << preview.error << "\n";

@@ -6,6 +6,7 @@
 // two spellings of the same rules compare equal.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,7 +17,9 @@ namespace fastrestore {
 
 struct TableTexts {
   std::string table;
-  std::string before, after; // save text, without its dated comments
+  // Save text, without its dated comments; both empty when the journal
+  // tells that the load leaves every table as it is.
+  std::string before, after;
 };
 
 struct LoadPreview {
@@ -26,8 +29,26 @@ struct LoadPreview {
 };
 
 // `input` is the restore input; `cfg` the options of the restore it
-// previews (family, backend, noflush, counters, table).
-LoadPreview preview_load(std::string_view input, const RestoreConfig &cfg);
+// previews (family, backend, noflush, counters, table). The journal's way
+// first, then the copy's; `how` (when given) says which told.
+LoadPreview preview_load(std::string_view input, const RestoreConfig &cfg,
+                         std::string *how = nullptr);
+
+// Without a copy: when the state journal of the incremental restore
+// (journal.h) is current for every table the input loads, the input's
+// batches are compared with it, and only the chains whose rules would
+// change are read from the kernel (journal_changes.h); the changes are
+// checked by the kernel, not committed. Both saves print from the
+// batches' messages where the rules are the same. nullopt, with the
+// reason in *why, when the journal cannot tell (nf_tables ip and ip6
+// replacements only, no -c).
+std::optional<LoadPreview> journal_preview(std::string_view input,
+                                           const RestoreConfig &cfg,
+                                           std::string *why);
+
+// The options of the restore a preview runs: `cfg`'s, with `test` (-t),
+// without the lock, -v, --stats, --incremental or the grouping of blocks.
+RestoreConfig preview_config(const RestoreConfig &cfg, bool test);
 
 // The tables `input` names (`*name` lines), in order, each once; only
 // `only` when it is not empty.

@@ -41,6 +41,12 @@ build_batch(const Plan &plan, Family family,
 void commit_batch(const Batch &batch, Transport &transport,
                   const uint32_t *genid = nullptr);
 
+// Sends the batch without its BATCH_END: the kernel checks every message as
+// a commit would (loops and jumps too) and undoes them all. Throws as
+// commit_batch does for what it refuses.
+void check_batch(const Batch &batch, Transport &transport,
+                 const uint32_t *genid = nullptr);
+
 // The ruleset changed since the generation a batch was planned against.
 struct GenerationChanged : std::runtime_error {
   GenerationChanged()

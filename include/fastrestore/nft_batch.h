@@ -128,4 +128,10 @@ private:
   bool finished_ = false;
 };
 
+// Takes each block's finished batch in a --test run, which sends nothing
+// (`fastrestore diff` compares what a restore would send with what the
+// journal says the kernel holds).
+using BatchObserver =
+    std::function<void(const std::string &table, std::unique_ptr<Batch>)>;
+
 } // namespace fastrestore::nft

@@ -10,6 +10,7 @@
 #include <iosfwd>
 #include <string_view>
 
+#include "fastrestore/nft_batch.h"
 #include "fastrestore/nft_transport.h"
 #include "fastrestore/restore_options.h"
 
@@ -19,12 +20,16 @@ namespace fastrestore {
 // printing diagnostics to `err`; -v output goes to stdout, where the
 // libxtables plugins print. With config.test the transport is only read
 // from (and may be null when no --noflush command needs the kernel).
+// With config.test on nf_tables, `observer` (when given) takes each
+// block's batch.
 int run_restore(int fd, const RestoreConfig &config, nft::Transport *transport,
-                std::ostream &err);
+                std::ostream &err,
+                const nft::BatchObserver *observer = nullptr);
 
 // run_restore on input held in memory (through a memory file); -1, with
 // errno set, when the memory file cannot be made.
 int run_restore_text(std::string_view text, const RestoreConfig &config,
-                     nft::Transport *transport, std::ostream &err);
+                     nft::Transport *transport, std::ostream &err,
+                     const nft::BatchObserver *observer = nullptr);
 
 } // namespace fastrestore

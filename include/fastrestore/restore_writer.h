@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "fastrestore/block_source.h"
+#include "fastrestore/nft_batch.h"
 #include "fastrestore/restore_options.h"
 #include "fastrestore/restore_parser.h"
 
@@ -40,11 +41,12 @@ namespace nft {
 class Transport;
 
 // The nf_tables writer. `transport` is null for --test (nothing is sent);
-// `out` receives --coalesce's verbose lines.
-std::unique_ptr<RestoreWriter> make_restore_writer(const RestoreConfig &cfg,
-                                                   Transport *transport,
-                                                   const BlockSource &block,
-                                                   std::ostream &out);
+// `out` receives --coalesce's verbose lines. With --test, `observer`
+// (when given) takes each block's batch.
+std::unique_ptr<RestoreWriter>
+make_restore_writer(const RestoreConfig &cfg, Transport *transport,
+                    const BlockSource &block, std::ostream &out,
+                    const BatchObserver *observer = nullptr);
 
 } // namespace nft
 

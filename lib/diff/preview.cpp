@@ -1,5 +1,6 @@
-// load_preview.h: the kernel's tables saved, copied into a private network
-// namespace, the input loaded there, the tables saved again.
+// load_preview.h: the journal's way (journal_preview.cpp), else the
+// kernel's tables saved, copied into a private network namespace, the
+// input loaded there, the tables saved again.
 #include "fastrestore/load_preview.h"
 
 #include <sys/mman.h>
@@ -118,6 +119,18 @@ TextSaveOptions save_options(const RestoreConfig &cfg,
 
 } // namespace
 
+RestoreConfig preview_config(const RestoreConfig &cfg, bool test) {
+  RestoreConfig out = cfg;
+  out.test = test;
+  out.no_lock = true;
+  out.incremental = false;
+  out.verbose = 0;
+  out.stats = false;
+  out.coalesce_ms = -1;
+  out.all_or_nothing = false;
+  return out;
+}
+
 std::vector<std::string> tables_named(std::string_view input,
                                       const std::string &only) {
   std::vector<std::string> out;
@@ -134,7 +147,18 @@ std::vector<std::string> tables_named(std::string_view input,
   return out;
 }
 
-LoadPreview preview_load(std::string_view input, const RestoreConfig &cfg) {
+LoadPreview preview_load(std::string_view input, const RestoreConfig &cfg,
+                         std::string *how) {
+  std::string why;
+  if (std::optional<LoadPreview> told = journal_preview(input, cfg, &why)) {
+    if (how != nullptr)
+      *how = "the journal";
+    return std::move(*told);
+  }
+  if (how != nullptr)
+    *how = "a copy of the tables in a private network namespace (the "
+           "journal: " +
+           why + ")";
   LoadPreview out;
   // (A table name the family lacks is the restore's to refuse.)
   std::vector<std::string> names;
@@ -210,13 +234,7 @@ LoadPreview preview_load(std::string_view input, const RestoreConfig &cfg) {
         return kNotAsSaved;
     }
     // The input, as the restore would load it.
-    RestoreConfig load = cfg;
-    load.no_lock = true;
-    load.test = false;
-    load.incremental = false;
-    load.verbose = 0;
-    load.stats = false;
-    load.coalesce_ms = -1;
+    const RestoreConfig load = preview_config(cfg, false);
     const int loaded =
         run_restore_text(input, load, transport.get(), std::cerr);
     if (loaded < 0)

@@ -78,7 +78,7 @@ void print_error(const Error &e, const BlockText &text,
 } // namespace
 
 int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
-                std::ostream &err) {
+                std::ostream &err, const nft::BatchObserver *observer) {
   BlockText text;
   // A file's lines can be read again from the file: the block's text need
   // not be kept in a second copy.
@@ -116,7 +116,7 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
     if (cfg.backend == Backend::legacy)
       writer = legacy::make_restore_writer(cfg, source.get());
     else
-      writer = nft::make_restore_writer(cfg, transport, *source, err);
+      writer = nft::make_restore_writer(cfg, transport, *source, err, observer);
     std::unique_ptr<StatsSink> stats;
     BlockSink *sink = writer.get();
     if (cfg.stats) {
@@ -188,7 +188,8 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
 }
 
 int run_restore_text(std::string_view text, const RestoreConfig &cfg,
-                     nft::Transport *transport, std::ostream &err) {
+                     nft::Transport *transport, std::ostream &err,
+                     const nft::BatchObserver *observer) {
   const int fd = memfd_create("fastrestore-input", MFD_CLOEXEC);
   if (fd < 0)
     return -1;
@@ -210,7 +211,7 @@ int run_restore_text(std::string_view text, const RestoreConfig &cfg,
     errno = saved;
     return -1;
   }
-  const int rc = run_restore(fd, cfg, transport, err);
+  const int rc = run_restore(fd, cfg, transport, err, observer);
   close(fd);
   return rc;
 }

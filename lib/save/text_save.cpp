@@ -30,4 +30,23 @@ int text_save(const TextSaveOptions &opts) {
   }
 }
 
+int table_save_text(const TextSaveOptions &opts, KernelTable &table,
+                    std::string &out, std::string *error, ChainTexts *texts) {
+  try {
+    const std::vector<std::string> errors =
+        save::save_nft_given(opts, table, out, texts);
+    if (errors.empty())
+      return 0;
+    *error = errors.front() + " (Parsing nftables rule failed)";
+    return 3;
+  } catch (const Error &e) {
+    *error = e.diag().message;
+    return e.diag().code == ExitCode::ok ? 1 : static_cast<int>(e.diag().code);
+  } catch (const PluginFailure &f) {
+    fflush(stdout);
+    *error = f.message;
+    return static_cast<int>(f.status);
+  }
+}
+
 } // namespace fastrestore

@@ -36,8 +36,9 @@ class BlockWriter : public RestoreWriter {
 
 public:
   BlockWriter(const RestoreConfig &cfg, Transport *transport,
-              const BlockSource &block, std::ostream &out)
-      : cfg_(cfg), transport_(transport), text_(block) {
+              const BlockSource &block, std::ostream &out,
+              const BatchObserver *observer)
+      : cfg_(cfg), transport_(transport), text_(block), observer_(observer) {
     if ((cfg.coalesce_ms >= 0 || cfg.all_or_nothing) && !cfg.test &&
         transport != nullptr)
       group_ =
@@ -195,7 +196,9 @@ public:
       batch_.reset();
       return;
     }
-    if (!cfg_.test) {
+    if (cfg_.test && observer_ != nullptr && *observer_) {
+      (*observer_)(table_, std::move(batch_));
+    } else if (!cfg_.test) {
       // Small blocks join the group (with their lines, for a message);
       // with --all-or-nothing every block does.
       const bool hold = coalescer_ != nullptr && coalescer_->holds_all();
@@ -461,6 +464,7 @@ private:
   const RestoreConfig &cfg_;
   Transport *transport_;
   const BlockSource &text_;
+  const BatchObserver *observer_; // --test: takes each block's batch
   std::unique_ptr<Coalescer> group_;
   Coalescer *coalescer_ = nullptr;
   std::string table_;
@@ -485,11 +489,11 @@ private:
 
 } // namespace
 
-std::unique_ptr<RestoreWriter> make_restore_writer(const RestoreConfig &cfg,
-                                                   Transport *transport,
-                                                   const BlockSource &block,
-                                                   std::ostream &out) {
-  return std::make_unique<BlockWriter>(cfg, transport, block, out);
+std::unique_ptr<RestoreWriter>
+make_restore_writer(const RestoreConfig &cfg, Transport *transport,
+                    const BlockSource &block, std::ostream &out,
+                    const BatchObserver *observer) {
+  return std::make_unique<BlockWriter>(cfg, transport, block, out, observer);
 }
 
 } // namespace fastrestore::nft

@@ -1,3 +1,6 @@
+#include <libmnl/libmnl.h>
+#include <linux/netfilter/nfnetlink.h>
+
 #include <algorithm>
 #include <cstring>
 
@@ -21,6 +24,33 @@ void commit_batch(const Batch &batch, Transport &transport,
     errors = transport.send(batch, genid);
   }
   phase_stats().bytes += batch.size();
+  if (errors.empty())
+    return;
+  if (genid != nullptr && stale_generation(errors))
+    throw GenerationChanged();
+  throw batch_error(batch, std::move(errors));
+}
+
+void check_batch(const Batch &batch, Transport &transport,
+                 const uint32_t *genid) {
+  // BATCH_END: a netlink header and an nfgenmsg, at the batch's end.
+  constexpr size_t kEnd = MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(nfgenmsg));
+  std::vector<iovec> iov = batch.iov();
+  std::string begin;
+  if (genid != nullptr)
+    iov = with_generation(iov, *genid, begin);
+  if (iov.back().iov_len == kEnd)
+    iov.pop_back();
+  else
+    iov.back().iov_len -= kEnd;
+  size_t size = 0;
+  for (const auto &v : iov)
+    size += v.iov_len;
+  std::vector<KernelError> errors;
+  {
+    PhaseTimer timer(phase_stats().kernel_s);
+    errors = transport.send_raw(iov, size, batch.messages());
+  }
   if (errors.empty())
     return;
   if (genid != nullptr && stale_generation(errors))

@@ -50,7 +50,8 @@ bool uses_set(const std::string &identity) {
          identity.find("\nlookup ") != std::string::npos;
 }
 
-// A chain's name, kind and policy (no rules, no counters).
+// A chain's name, kind and policy (no rules, no counters); kernel_chain
+// the other way.
 StateChain state_chain(const KernelChain &kc) {
   StateChain sc;
   sc.name = kc.name;
@@ -62,6 +63,22 @@ StateChain state_chain(const KernelChain &kc) {
   sc.policy = kc.policy;
   return sc;
 }
+
+} // namespace
+
+KernelChain kernel_chain(const StateChainHead &h) {
+  KernelChain c;
+  c.name = h.name;
+  c.base = h.base;
+  c.hook = h.hook;
+  c.prio = h.prio;
+  c.type = h.type;
+  c.has_policy = h.has_policy;
+  c.policy = h.policy;
+  return c;
+}
+
+namespace {
 
 const nlmsghdr *header(std::string_view m) {
   return reinterpret_cast<const nlmsghdr *>(m.data());

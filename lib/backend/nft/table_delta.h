@@ -106,6 +106,9 @@ struct NoflushChain {
 std::unordered_map<std::string, NoflushChain>
 noflush_chains(const Batch &batch);
 
+// A chain's name, kind and policy as a KernelChain (no rules, no counters).
+KernelChain kernel_chain(const StateChainHead &head);
+
 // The kernel's table as a delta's kernel side, rules keyed by identity;
 // nullopt when a rule uses a set (its name changes with every load).
 std::optional<TableState> kernel_side(const KernelTable &table);
