@@ -22,7 +22,7 @@ LAYERS = [
     "lib/driver",
     "lib/save", "lib/snapshot",
     "lib/backend/legacy", "lib/backend/nft",
-    "lib/journal",
+    "lib/journal", "lib/ipset",
     "lib/check", "lib/ext",
     "lib/print",
     "lib/parse",
@@ -30,7 +30,8 @@ LAYERS = [
     "lib/lex", "lib/diag", "lib/sys",
 ]
 # Folders on one line of LAYERS share a layer: neither uses the other.
-SAME = [{"lib/save", "lib/snapshot"}, {"lib/lex", "lib/diag", "lib/sys"}]
+SAME = [{"lib/save", "lib/snapshot"}, {"lib/journal", "lib/ipset"},
+        {"lib/lex", "lib/diag", "lib/sys"}]
 ALLOWED = {("lib/ext", "lib/backend/nft")}  # ExprWriter, see above
 
 

@@ -1,0 +1,47 @@
+// The ipsets of --optimize, through libipset (Debian's libipset-dev; no
+// hand-written netlink): commands in `ipset restore` form run in this
+// network namespace, the sets' names, a set's members. fastrestore's sets
+// carry a reserved prefix, so that it knows them from the user's and never
+// touches a set it did not make.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fastrestore::ipset {
+
+// "fastrestore-": every set fastrestore makes, and only those, starts so.
+inline constexpr std::string_view kPrefix = "fastrestore-";
+
+// The set named for `key` (kPrefix and 16 hex digits: 28 characters; the
+// kernel takes 31), and its fresh twin (for a refill that is swapped in).
+std::string set_name(uint64_t key);
+std::string fresh_name(uint64_t key);
+
+// Whether fastrestore made the set `name`.
+bool owned(std::string_view name);
+
+struct CommandError {
+  size_t index = 0;    // of the command refused
+  std::string message; // libipset's
+};
+
+// Runs `commands` (each an `ipset restore` line without its newline:
+// "create NAME hash:ip family inet maxelem 8 counters comment", "add NAME
+// 10.0.0.1 packets 1 bytes 60 comment \"x\"", "swap A B", "destroy NAME")
+// in order, and stops at the first one refused. There is no transaction:
+// the commands before it stay done.
+std::optional<CommandError>
+run_commands(const std::vector<std::string> &commands);
+
+// The names of the sets this namespace holds (`ipset list -name`), and
+// `name`'s members as `add` lines (`ipset save NAME`, its `create` line
+// left out); nullopt when the kernel cannot be asked or has no such set.
+std::optional<std::vector<std::string>> set_names(std::string *error);
+std::optional<std::vector<std::string>> set_members(const std::string &name,
+                                                    std::string *error);
+
+} // namespace fastrestore::ipset

@@ -1,0 +1,158 @@
+// address_runs.h: rules compared field by field with the key and the
+// comment left out; the keys of a run kept apart as ranges.
+#include "fastrestore/address_runs.h"
+
+#include <algorithm>
+#include <cstring>
+#include <iterator>
+#include <map>
+
+namespace fastrestore {
+namespace {
+
+using Address = std::array<uint8_t, 16>;
+
+size_t address_bytes(Family family) {
+  return family == Family::ipv6 ? 16 : 4;
+}
+
+unsigned prefix_of(const Address &mask, Family family) {
+  unsigned n = 0;
+  for (size_t i = 0; i < address_bytes(family); ++i)
+    n += static_cast<unsigned>(__builtin_popcount(mask[i]));
+  return n;
+}
+
+bool is_comment(const XtBlob &m) {
+  return m.name == "comment";
+}
+
+bool same_blob(const XtBlob &a, const XtBlob &b) {
+  return a.name == b.name && a.revision == b.revision && a.data == b.data &&
+         a.udata == b.udata && a.watcher == b.watcher;
+}
+
+// Whether a and b are the same rule but for the key (source or
+// destination) and their comments.
+bool same_but_key(const Rule &a, const Rule &b, bool source) {
+  if (a.iniface != b.iniface || a.outiface != b.outiface ||
+      a.inv_iniface != b.inv_iniface || a.inv_outiface != b.inv_outiface ||
+      a.proto != b.proto || a.inv_proto != b.inv_proto ||
+      a.proto_set != b.proto_set || a.frag != b.frag ||
+      a.inv_frag != b.inv_frag || a.verdict != b.verdict ||
+      a.jump_chain != b.jump_chain || a.inv_src != b.inv_src ||
+      a.inv_dst != b.inv_dst)
+    return false;
+  if (source ? (a.dst != b.dst || a.dmsk != b.dmsk)
+             : (a.src != b.src || a.smsk != b.smsk))
+    return false;
+  if (a.target.has_value() != b.target.has_value() ||
+      (a.target && !same_blob(*a.target, *b.target)))
+    return false;
+  auto next = [](const std::vector<XtBlob> &v, size_t i) {
+    while (i < v.size() && is_comment(v[i]))
+      ++i;
+    return i;
+  };
+  size_t i = next(a.matches, 0), j = next(b.matches, 0);
+  for (; i < a.matches.size() && j < b.matches.size();
+       i = next(a.matches, i + 1), j = next(b.matches, j + 1))
+    if (!same_blob(a.matches[i], b.matches[j]))
+      return false;
+  return i == a.matches.size() && j == b.matches.size();
+}
+
+// Whether the rule's key can go into a set: not negated, not /0.
+bool keyable(const Rule &r, bool source, Family family) {
+  const Address &mask = source ? r.smsk : r.dmsk;
+  return !(source ? r.inv_src : r.inv_dst) && prefix_of(mask, family) > 0;
+}
+
+// The keys of a run as ranges [first, last] of addresses: a key is taken
+// when it overlaps none of them (CIDR ranges are nested or apart).
+class Ranges {
+public:
+  explicit Ranges(Family family) : n_(address_bytes(family)) {}
+
+  bool take(const Address &address, const Address &mask) {
+    Address first{}, last{};
+    for (size_t i = 0; i < n_; ++i) {
+      first[i] = address[i] & mask[i];
+      last[i] = static_cast<uint8_t>(first[i] | ~mask[i]);
+    }
+    auto after = ranges_.upper_bound(first);
+    if (after != ranges_.end() && after->first <= last)
+      return false; // a later range starts inside this one
+    if (after != ranges_.begin() && std::prev(after)->second >= first)
+      return false; // an earlier range reaches into this one
+    ranges_.emplace(first, last);
+    return true;
+  }
+
+private:
+  size_t n_;
+  std::map<Address, Address> ranges_; // first -> last
+};
+
+// How many rules from `first` on one run keyed by `source` holds.
+size_t run_length(const std::vector<Rule> &rules, size_t first, bool source,
+                  Family family) {
+  if (!keyable(rules[first], source, family))
+    return 0;
+  Ranges keys(family);
+  size_t n = 0;
+  for (size_t i = first; i < rules.size(); ++i, ++n) {
+    const Rule &r = rules[i];
+    if ((i > first && !same_but_key(rules[first], r, source)) ||
+        !keyable(r, source, family) ||
+        !keys.take(source ? r.src : r.dst, source ? r.smsk : r.dmsk))
+      break;
+  }
+  return n;
+}
+
+} // namespace
+
+std::vector<AddressRun> find_address_runs(const std::vector<Rule> &rules,
+                                          Family family, size_t min) {
+  std::vector<AddressRun> out;
+  if (family != Family::ipv4 && family != Family::ipv6)
+    return out;
+  for (size_t i = 0; i < rules.size();) {
+    const size_t by_source = run_length(rules, i, true, family);
+    const size_t by_dest = run_length(rules, i, false, family);
+    const bool source = by_source >= by_dest;
+    const size_t n = source ? by_source : by_dest;
+    if (n < std::max<size_t>(min, 2)) {
+      ++i;
+      continue;
+    }
+    AddressRun run{i, n, source, false};
+    for (size_t k = i; k < i + n; ++k)
+      if (prefix_of(source ? rules[k].smsk : rules[k].dmsk, family) !=
+          8 * address_bytes(family))
+        run.prefixes = true;
+    out.push_back(run);
+    i += n;
+  }
+  return out;
+}
+
+RunMember run_member(const Rule &rule, bool source, Family family) {
+  RunMember m;
+  const Address &address = source ? rule.src : rule.dst;
+  const Address &mask = source ? rule.smsk : rule.dmsk;
+  for (size_t i = 0; i < address_bytes(family); ++i)
+    m.address[i] = address[i] & mask[i];
+  m.prefix = prefix_of(mask, family);
+  m.packets = rule.packets;
+  m.bytes = rule.bytes;
+  for (const XtBlob &b : rule.matches)
+    if (is_comment(b) && !b.data.empty()) {
+      const char *text = reinterpret_cast<const char *>(b.data.data());
+      m.comment = std::string(text, strnlen(text, b.data.size()));
+    }
+  return m;
+}
+
+} // namespace fastrestore
