@@ -129,6 +129,11 @@ int cli_main(int argc, char **argv) {
     ("incremental", "replace each table by sending the kernel only what "
      "changes: chains and rules that stay keep their handles and counters "
      "(nf_tables; with --legacy the table is replaced whole)")
+    ("optimize", "in table replacements, put each run of rules that differ "
+     "only in their source or destination address into an ipset matched by "
+     "one rule (command line only: other tools see the set rules)")
+    ("optimize-min", po::value<size_t>(&cfg.optimize_min),
+     "the shortest run --optimize merges (default 8)")
     ("stats", "after each COMMIT, print its costs to stderr: reading and "
      "parsing, extensions, batch building, kernel time, bytes sent, rules, "
      "peak RSS")
@@ -218,6 +223,15 @@ int cli_main(int argc, char **argv) {
   }
   cfg.all_or_nothing = vm.count("all-or-nothing") > 0;
   cfg.incremental = vm.count("incremental") > 0;
+  cfg.optimize = vm.count("optimize") > 0;
+  if (cfg.optimize && cfg.noflush)
+    return command_line_error(program, "--optimize applies to table "
+                                       "replacements; drop --noflush");
+  if (cfg.optimize && cfg.family == Family::bridge)
+    return command_line_error(program, "--optimize applies to iptables and "
+                                       "ip6tables input, not ebtables");
+  if (vm.count("optimize-min") && cfg.optimize_min < 2)
+    return command_line_error(program, "--optimize-min takes 2 or more");
   if (std::string error;
       !apply_config_file(config_file_path(), vm, cfg, error)) {
     std::cerr << (program.kind == ProgramKind::fastrestore ? "fastrestore"

@@ -66,9 +66,9 @@ bool apply_config_file(const std::string &path, const po::variables_map &given,
     for (const auto &o : parsed.options)
       if (o.unregistered) {
         static const std::set<std::string> meaning = {
-            "noflush", "table",  "test",    "counters",
-            "verbose", "legacy", "backend", "family",
-            "ipv4",    "ipv6",   "bridge",  "all-or-nothing"};
+            "noflush", "table",          "test",     "counters",    "verbose",
+            "legacy",  "backend",        "family",   "ipv4",        "ipv6",
+            "bridge",  "all-or-nothing", "optimize", "optimize-min"};
         error = where(o.string_key) + "`" + o.string_key + "' " +
                 (meaning.count(o.string_key)
                      ? "changes what a restore means: give it on the "

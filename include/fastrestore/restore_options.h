@@ -3,6 +3,7 @@
 // the driver (fastrestore/restore.h) above them.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 #include "fastrestore/backend.h"
@@ -27,6 +28,8 @@ struct RestoreConfig {
   int coalesce_ms = -1;      // --coalesce MS: group --noflush blocks (-1: off)
   bool all_or_nothing = false; // every block in one transaction at the end
   bool incremental = false;    // --incremental: send a table's changes only
+  bool optimize = false;       // --optimize: runs of rules as set lookups
+  size_t optimize_min = 8;     // --optimize-min: the shortest run merged
 };
 
 } // namespace fastrestore

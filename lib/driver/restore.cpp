@@ -18,6 +18,7 @@
 #include "fastrestore/restore_writer.h"
 #include "fastrestore/xt_parser.h"
 #include "line_reader.h"
+#include "optimize_sink.h"
 #include "prescan.h"
 #include "reparse.h"
 #include "stats_sink.h"
@@ -118,9 +119,16 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
     else
       writer = nft::make_restore_writer(cfg, transport, *source, err, observer);
     std::unique_ptr<StatsSink> stats;
+    std::unique_ptr<OptimizeSink> optimize;
     BlockSink *sink = writer.get();
+    // (--optimize sees every line: none is handed over unparsed.)
+    BlockSink *hand_to = writer.get();
+    if (cfg.optimize) {
+      optimize = std::make_unique<OptimizeSink>(*writer, xt, cfg, err);
+      sink = hand_to = optimize.get();
+    }
     if (cfg.stats) {
-      stats = std::make_unique<StatsSink>(*writer, err);
+      stats = std::make_unique<StatsSink>(*sink, err);
       sink = stats.get();
     }
     RestoreParser parser(xt,
@@ -158,7 +166,7 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
         text.reset();
       text.add(lineno, line,
                prescan ? prescan->line_offset() : reader->line_offset());
-      if (parser.hand_over(line, lineno, *writer))
+      if (parser.hand_over(line, lineno, *hand_to))
         continue;
       parser.feed(line, lineno, pre);
     }

@@ -40,6 +40,8 @@ refused() { # CONTENT LINE WORDS
 }
 check "noflush is refused, naming its line" \
   refused '# x\nstats = false\nnoflush = true\n' 3 "changes what a restore means"
+check "optimize is refused: other tools would see its sets" \
+  refused 'optimize = true\n' 1 "changes what a restore means"
 check "an unknown name is refused" refused 'bogus = 1\n' 1 "is no setting"
 check "a bad value is refused" refused '\nincremental = maybe\n' 2 "incremental"
 

@@ -1,0 +1,349 @@
+// optimize_sink.h: a table replacement's runs put into ipsets at COMMIT.
+#include "optimize_sink.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <ostream>
+#include <set>
+#include <unordered_map>
+
+#include "fastrestore/address_runs.h"
+#include "fastrestore/diagnostic.h"
+#include "fastrestore/hash64.h"
+#include "fastrestore/ipsets.h"
+#include "fastrestore/lexer.h"
+
+namespace fastrestore {
+namespace {
+
+// One process at a time makes, swaps and destroys fastrestore's sets (a
+// set made by another run, not yet used by its commit, would look unused).
+class SetLock {
+public:
+  SetLock() {
+    fd_ = open("/run/fastrestore-optimize.lock", O_RDWR | O_CREAT | O_CLOEXEC,
+               0600);
+    if (fd_ >= 0)
+      while (flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+      }
+  }
+  ~SetLock() {
+    if (fd_ >= 0)
+      close(fd_);
+  }
+  SetLock(const SetLock &) = delete;
+  SetLock &operator=(const SetLock &) = delete;
+
+private:
+  int fd_ = -1;
+};
+
+std::string address_text(const RunMember &m, Family family, bool prefix) {
+  char buf[INET6_ADDRSTRLEN];
+  inet_ntop(family == Family::ipv6 ? AF_INET6 : AF_INET, m.address.data(), buf,
+            sizeof(buf));
+  std::string out = buf;
+  if (prefix)
+    out += "/" + std::to_string(m.prefix);
+  return out;
+}
+
+// What a run's rule is besides its key: the set's name is made from it,
+// so that a rule loaded again in its place finds its set.
+uint64_t shape(const Rule &r, bool source) {
+  std::string s;
+  auto put = [&](std::string_view v) {
+    s += std::to_string(v.size());
+    s += ':';
+    s += v;
+  };
+  put(r.iniface);
+  put(r.outiface);
+  s += char('0' + r.inv_iniface) + std::string(1, char('0' + r.inv_outiface));
+  s += std::to_string(r.proto) + char('0' + r.inv_proto) +
+       char('0' + r.proto_set) + char('0' + r.frag) + char('0' + r.inv_frag);
+  const auto &other = source ? r.dst : r.src;
+  const auto &mask = source ? r.dmsk : r.smsk;
+  put(std::string_view(reinterpret_cast<const char *>(other.data()), 16));
+  put(std::string_view(reinterpret_cast<const char *>(mask.data()), 16));
+  s += char('0' + (source ? r.inv_dst : r.inv_src));
+  for (const XtBlob &b : r.matches)
+    if (b.name != "comment") {
+      put(b.name);
+      s += std::to_string(b.revision);
+      put(std::string_view(reinterpret_cast<const char *>(b.data.data()),
+                           b.data.size()));
+    }
+  s += std::to_string(static_cast<int>(r.verdict));
+  put(r.jump_chain);
+  if (r.target) {
+    put(r.target->name);
+    s += std::to_string(r.target->revision);
+    put(std::string_view(reinterpret_cast<const char *>(r.target->data.data()),
+                         r.target->data.size()));
+  }
+  return hash64(s);
+}
+
+} // namespace
+
+struct OptimizeSink::Set {
+  std::string chain;
+  AddressRun run;
+  std::vector<size_t> entries; // the block's entries of the run's rules
+  std::string name;            // the set the rule matches
+  bool swapped = false;        // the name was in use: filled as its fresh twin
+  uint64_t key = 0;
+  Rule rule; // the run's one rule
+};
+
+OptimizeSink::OptimizeSink(BlockSink &inner, RuleParser &parser,
+                           const RestoreConfig &cfg, std::ostream &err)
+    : inner_(inner), parser_(parser), cfg_(cfg), err_(err) {}
+
+void OptimizeSink::begin(const std::string &table, const Location &loc) {
+  held_ = !cfg_.noflush &&
+          (cfg_.family == Family::ipv4 || cfg_.family == Family::ipv6);
+  block_ = Block{};
+  block_.loc = loc;
+  block_.table = table;
+  block_.family = cfg_.family;
+  inner_.begin(table, loc);
+}
+
+void OptimizeSink::declare(ChainDecl &&decl) {
+  if (!held_)
+    return inner_.declare(std::move(decl));
+  block_.entries.push_back({std::move(decl), std::nullopt});
+}
+
+void OptimizeSink::command(Command &&cmd) {
+  if (!held_)
+    return inner_.command(std::move(cmd));
+  block_.entries.push_back({std::nullopt, std::move(cmd)});
+}
+
+void OptimizeSink::commit(const Location &loc) {
+  if (!held_)
+    return inner_.commit(loc);
+  held_ = false;
+  // Only a block of declarations and appends of one rule each: its
+  // chains' rules are the appends in order.
+  bool plain = true;
+  std::vector<std::string> order;
+  std::unordered_map<std::string, std::vector<size_t>> appends;
+  for (size_t i = 0; i < block_.entries.size(); ++i) {
+    const auto &cmd = block_.entries[i].cmd;
+    if (!cmd)
+      continue;
+    if (cmd->kind != CommandKind::append || cmd->rules.size() != 1) {
+      plain = false;
+      break;
+    }
+    auto [it, added] = appends.try_emplace(cmd->chain);
+    if (added)
+      order.push_back(cmd->chain);
+    it->second.push_back(i);
+  }
+  std::vector<Set> sets;
+  if (plain)
+    for (const std::string &chain : order) {
+      const std::vector<size_t> &at = appends[chain];
+      std::vector<Rule> rules;
+      for (size_t i : at)
+        rules.push_back(block_.entries[i].cmd->rules[0]);
+      std::unordered_map<uint64_t, unsigned> seen; // runs of one shape
+      for (const AddressRun &run :
+           find_address_runs(rules, cfg_.family, cfg_.optimize_min)) {
+        Set s;
+        s.chain = chain;
+        s.run = run;
+        for (size_t k = 0; k < run.count; ++k)
+          s.entries.push_back(at[run.first + k]);
+        const uint64_t h = shape(rules[run.first], run.source);
+        const std::string key = std::string(1, char('0' + int(cfg_.family))) +
+                                block_.table + "\n" + chain + "\n" +
+                                (run.source ? "s" : "d") +
+                                (run.prefixes ? "n" : "i") + std::to_string(h) +
+                                "#" + std::to_string(seen[h]++);
+        s.key = hash64(key);
+        s.name = ipset::set_name(s.key);
+        sets.push_back(std::move(s));
+      }
+    }
+  std::vector<std::string> made;
+  std::optional<SetLock> lock;
+  if (!sets.empty() && !cfg_.test) {
+    lock.emplace();
+    try {
+      make_sets(sets, made);
+      rewrite(sets);
+    } catch (...) {
+      forget(made);
+      throw;
+    }
+  }
+  // The block, each run as its one rule.
+  std::vector<int> run_of(block_.entries.size(), -1);
+  if (!cfg_.test)
+    for (size_t s = 0; s < sets.size(); ++s)
+      for (size_t i : sets[s].entries)
+        run_of[i] = static_cast<int>(s);
+  size_t merged = 0;
+  try {
+    for (size_t i = 0; i < block_.entries.size(); ++i) {
+      Block::Entry &e = block_.entries[i];
+      if (e.decl) {
+        inner_.declare(std::move(*e.decl));
+        continue;
+      }
+      if (run_of[i] >= 0) {
+        const Set &s = sets[run_of[i]];
+        if (s.entries.front() != i)
+          continue;
+        e.cmd->rules.assign(1, s.rule);
+        merged += s.entries.size();
+      }
+      inner_.command(std::move(*e.cmd));
+    }
+    inner_.commit(loc);
+  } catch (...) {
+    forget(made);
+    throw;
+  }
+  if (!cfg_.test && !sets.empty())
+    after_commit(sets);
+  if (cfg_.verbose) {
+    // (On stdout with iptables' own -v lines.)
+    for (const Set &s : sets)
+      printf("# --optimize: %zu rules of chain %s (lines %d-%d) %s set %s "
+             "(%s, %s)\n",
+             s.entries.size(), s.chain.c_str(),
+             block_.entries[s.entries.front()].cmd->loc.line,
+             block_.entries[s.entries.back()].cmd->loc.line,
+             cfg_.test ? "would match" : "match", s.name.c_str(),
+             s.run.prefixes ? "hash:net" : "hash:ip",
+             s.run.source ? "src" : "dst");
+    fflush(stdout);
+  }
+  if (cfg_.stats)
+    err_ << "fastrestore: stats: *" << block_.table
+         << ": optimize: " << (cfg_.test ? 0 : merged) << " rules merged into "
+         << (cfg_.test ? 0 : sets.size()) << " sets\n";
+  block_ = Block{};
+}
+
+void OptimizeSink::make_sets(std::vector<Set> &sets,
+                             std::vector<std::string> &made) {
+  std::string error;
+  const auto names = ipset::set_names(&error);
+  if (!names)
+    throw Error(Diagnostic{block_.loc,
+                           "--optimize: cannot list the ipsets: " + error,
+                           ExitCode::kernel});
+  const std::set<std::string> existing(names->begin(), names->end());
+  for (Set &s : sets) {
+    s.swapped = existing.count(s.name) != 0;
+    const std::string fill = s.swapped ? ipset::fresh_name(s.key) : s.name;
+    std::vector<RunMember> members;
+    bool comments = false;
+    for (size_t i : s.entries) {
+      members.push_back(run_member(block_.entries[i].cmd->rules[0],
+                                   s.run.source, cfg_.family));
+      comments = comments || members.back().comment.has_value();
+    }
+    std::vector<std::string> commands;
+    if (existing.count(ipset::fresh_name(s.key)))
+      commands.push_back("destroy " + fill);
+    commands.push_back(
+        "create " + fill + (s.run.prefixes ? " hash:net" : " hash:ip") +
+        " family " + (cfg_.family == Family::ipv6 ? "inet6" : "inet") +
+        " maxelem " + std::to_string(std::max<size_t>(members.size(), 1)) +
+        " counters" + (comments ? " comment" : ""));
+    for (const RunMember &m : members) {
+      std::string add =
+          "add " + fill + " " + address_text(m, cfg_.family, s.run.prefixes);
+      if (cfg_.counters)
+        add += " packets " + std::to_string(m.packets) + " bytes " +
+               std::to_string(m.bytes);
+      if (m.comment) {
+        std::string text;
+        for (char c : *m.comment)
+          text += c == '"' ? '\'' : c;
+        add += " comment \"" + text + "\"";
+      }
+      commands.push_back(std::move(add));
+    }
+    made.push_back(fill);
+    if (auto refused = ipset::run_commands(commands)) {
+      const size_t at = refused->index == 0 ? 0 : refused->index - 1;
+      const size_t entry = s.entries[std::min(at, s.entries.size() - 1)];
+      throw Error(Diagnostic{block_.entries[entry].cmd->loc,
+                             "--optimize: ipset refused `" +
+                                 commands[refused->index] +
+                                 "': " + refused->message,
+                             ExitCode::kernel});
+    }
+  }
+}
+
+void OptimizeSink::rewrite(std::vector<Set> &sets) {
+  for (Set &s : sets) {
+    const Command &first = *block_.entries[s.entries.front()].cmd;
+    const std::string line = "-A " + s.chain + " -m set --match-set " + s.name +
+                             (s.run.source ? " src" : " dst");
+    LexResult words = split_words(line);
+    Command c = parser_.parse(words.tokens, block_.table, first.loc.line, line,
+                              nullptr);
+    if (c.rules.size() != 1 || c.rules[0].matches.size() != 1)
+      throw Error(Diagnostic{first.loc,
+                             "--optimize: the set match could not be made",
+                             ExitCode::kernel});
+    Rule r = first.rules[0];
+    auto &key = s.run.source ? r.src : r.dst;
+    auto &mask = s.run.source ? r.smsk : r.dmsk;
+    key.fill(0);
+    mask.fill(0);
+    r.matches.erase(
+        std::remove_if(r.matches.begin(), r.matches.end(),
+                       [](const XtBlob &b) { return b.name == "comment"; }),
+        r.matches.end());
+    r.matches.insert(r.matches.begin(), std::move(c.rules[0].matches[0]));
+    r.packets = r.bytes = 0;
+    for (size_t i : s.entries) {
+      const Rule &m = block_.entries[i].cmd->rules[0];
+      r.packets += m.packets;
+      r.bytes += m.bytes;
+      r.counters_set = r.counters_set || m.counters_set;
+    }
+    s.rule = std::move(r);
+  }
+}
+
+void OptimizeSink::after_commit(const std::vector<Set> &sets) {
+  std::set<std::string> used;
+  for (const Set &s : sets) {
+    used.insert(s.name);
+    if (s.swapped)
+      ipset::run_commands({"swap " + ipset::fresh_name(s.key) + " " + s.name,
+                           "destroy " + ipset::fresh_name(s.key)});
+  }
+  // Sets no rule uses any more: the kernel refuses to destroy the others.
+  std::string error;
+  if (const auto names = ipset::set_names(&error))
+    for (const std::string &n : *names)
+      if (ipset::owned(n) && !used.count(n))
+        ipset::run_commands({"destroy " + n});
+}
+
+void OptimizeSink::forget(const std::vector<std::string> &made) {
+  for (const std::string &n : made)
+    ipset::run_commands({"destroy " + n});
+}
+
+} // namespace fastrestore

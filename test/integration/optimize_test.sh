@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# --optimize against the literal rules, by the packets they let in: random
+# rule files with runs (optimize_probe.py) loaded literally into one
+# namespace and with --optimize into another, the same probe packets
+# (addresses in and out of every run, to every destination, each protocol)
+# sent to both over veth pairs from a third, and the probes each let in
+# compared; IPv4 and IPv6, nf_tables and legacy. Then: a commit the kernel
+# refuses leaves no set behind; a run killed at random moments leaves
+# sets the next --optimize run destroys; sets of the user's are never
+# touched. Traffic flows only between the namespaces the test makes (the
+# receivers own every destination probed and have no route for the
+# probes' sources).
+#   optimize_test.sh FASTRESTORE [SEEDS]
+set -u
+. "$(dirname "$0")/common.sh"
+seeds=${2:-2}
+probe=$(realpath "$(dirname "$0")/optimize_probe.py")
+if ! command -v ipset >/dev/null; then
+  echo "SKIP: no ipset"
+  exit 77
+fi
+ns=fropt$$
+S=$ns-s R1=$ns-r1 R2=$ns-r2
+cleanup() {
+  for n in $S $R1 $R2; do ip netns del "$n" 2>/dev/null; done
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# One receiver: its end of a veth from S, up, owning the probes'
+# destinations, taking packets from any source.
+receiver() { # NS IFACE PEER FAMILY
+  local n=$1 dev=$2 peer=$3 family=$4
+  ip netns add "$n"
+  ip -n "$S" link add "$peer" type veth peer name "$dev" netns "$n"
+  ip -n "$S" link set "$peer" up
+  ip -n "$n" link set lo up
+  ip -n "$n" link set "$dev" up
+  ip netns exec "$n" sysctl -qw net.ipv4.conf.all.rp_filter=0 \
+    net.ipv4.conf."$dev".rp_filter=0
+  sed -n '/^dst$/,$p' "$tmp/p" | tail -n +2 | while read -r d; do
+    if [ "$family" = 6 ]; then
+      echo "address add $d/128 dev $dev nodad"
+    else
+      echo "address add $d/32 dev $dev"
+    fi
+  done | ip -n "$n" -batch -
+}
+
+round() { # FAMILY BACKEND SEED
+  local family=$1 backend=$2 seed=$3 flags=""
+  [ "$family" = 6 ] && flags="-6"
+  [ "$backend" = legacy ] && flags="$flags --legacy"
+  python3 "$probe" rules "$family" "$seed" "$tmp/r" "$tmp/p" || return 1
+  ip netns add "$S"
+  receiver "$R1" b1 a1 "$family" && receiver "$R2" b2 a2 "$family" || return 1
+  ip netns exec "$R1" "$fr" $flags <"$tmp/r" || return 1
+  ip netns exec "$R2" "$fr" $flags --optimize --stats <"$tmp/r" 2>"$tmp/stats" ||
+    { cat "$tmp/stats"; return 1; }
+  # The runs were merged: the optimized chain is shorter and uses sets.
+  if ! grep -q "optimize: [1-9][0-9]* rules merged into [1-9]" "$tmp/stats"; then
+    echo "nothing merged:"; cat "$tmp/stats"; return 1
+  fi
+  rm -f "$tmp"/got*
+  ip netns exec "$R1" python3 "$probe" receive "$family" 30 "$tmp/got1" &
+  ip netns exec "$R2" python3 "$probe" receive "$family" 30 "$tmp/got2" &
+  for i in $(seq 100); do
+    [ -e "$tmp/got1.ready" ] && [ -e "$tmp/got2.ready" ] && break
+    sleep 0.05
+  done
+  local mac1 mac2
+  mac1=$(ip netns exec "$R1" cat /sys/class/net/b1/address)
+  mac2=$(ip netns exec "$R2" cat /sys/class/net/b2/address)
+  ip netns exec "$S" python3 "$probe" send "$family" a1 "$mac1" "$tmp/p" &&
+    ip netns exec "$S" python3 "$probe" send "$family" a2 "$mac2" "$tmp/p"
+  local sent=$?
+  sleep 0.5
+  touch "$tmp/got1.stop" "$tmp/got2.stop"
+  wait
+  local rc=0
+  local probes got1
+  probes=$(sed '/^dst$/,$d' "$tmp/p" | wc -l)
+  got1=$(wc -l <"$tmp/got1")
+  if [ "$sent" != 0 ]; then
+    echo "the probes could not be sent"; rc=1
+  elif ! cmp -s "$tmp/got1" "$tmp/got2"; then
+    echo "the literal rules let in other probes than the optimized ones:"
+    diff "$tmp/got1" "$tmp/got2" | head -20
+    ip netns exec "$R2" iptables-save 2>/dev/null | head -30
+    rc=1
+  elif [ "$got1" = 0 ] || [ "$got1" = "$probes" ]; then
+    # Both let all in, or none: the probes tell nothing.
+    echo "the probes tell nothing: $got1 of $probes let in"; rc=1
+  fi
+  for n in $S $R1 $R2; do ip netns del "$n"; done
+  return $rc
+}
+
+for family in 4 6; do
+  for backend in nft legacy; do
+    for seed in $(seq "$seeds"); do
+      check "probes: IPv$family, $backend, seed $seed" \
+        round "$family" "$backend" "$((seed * 10 + ${#backend}))"
+    done
+  done
+done
+
+# The kernel refuses the commit after the sets were made: none is left,
+# and nothing changed.
+refused() {
+  {
+    printf '*filter\n'
+    for i in $(seq 10); do printf -- '-A INPUT -s 10.0.0.%d -j DROP\n' "$i"; done
+    printf -- '-A INPUT -j SNAT --to-source 1.2.3.4\nCOMMIT\n'
+  } >"$tmp/bad"
+  unshare -n bash -c "
+    '$fr' --optimize <'$tmp/bad' 2>/dev/null; st=\$?
+    [ \$st = 4 ] && [ -z \"\$(ipset list -n)\" ]"
+}
+check "a refused commit leaves no set" refused
+
+# A run killed at random moments: the next --optimize run leaves only the
+# sets its rules use, and never a set of the user's.
+killed() {
+  python3 "$probe" rules 4 7 "$tmp/k" "$tmp/kp" || return 1
+  unshare -n bash -c "
+    ipset create mine hash:ip || exit 1
+    for d in 0.001 0.005 0.01 0.02 0.05; do
+      timeout -s KILL \$d '$fr' --optimize <'$tmp/k'
+      '$fr' <'$tmp/k' || exit 1
+    done
+    '$fr' --optimize <'$tmp/k' || exit 1
+    used=\$(iptables-save | grep -o 'fastrestore-[0-9a-f]*' | sort -u)
+    have=\$(ipset list -n | grep '^fastrestore-' | sort)
+    [ \"\$used\" = \"\$have\" ] && [ -n \"\$have\" ] &&
+      ipset list -n | grep -qx mine"
+}
+check "a killed run's sets go with the next --optimize run" killed
+
+# Loaded again: the same sets (swapped, not made anew), and a rule that
+# changes shape gets a set of its own; -t makes none.
+again() {
+  python3 "$probe" rules 4 9 "$tmp/a" "$tmp/ap" || return 1
+  sed 's/-j DROP/-j REJECT/' "$tmp/a" >"$tmp/a2"
+  unshare -n bash -c "
+    '$fr' --optimize <'$tmp/a' || exit 1
+    first=\$(ipset list -n | sort)
+    '$fr' --optimize <'$tmp/a' || exit 1
+    [ \"\$(ipset list -n | sort)\" = \"\$first\" ] || exit 1
+    '$fr' --optimize <'$tmp/a2' || exit 1
+    [ \"\$(ipset list -n | sort)\" != \"\$first\" ] || exit 1
+    '$fr' <'$tmp/a2' && '$fr' --optimize -t <'$tmp/a' || exit 1
+    n=\$(ipset list -n | wc -l)
+    '$fr' --optimize -t <'$tmp/a' && [ \"\$(ipset list -n | wc -l)\" = \$n ]"
+}
+check "loaded again: the same sets; -t makes none" again
+
+exit $fail
