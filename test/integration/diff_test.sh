@@ -261,7 +261,8 @@ journal=$(find "$tmp" -name by_journal | wc -l)
 again=$(find "$tmp" -name by_journal_again | wc -l)
 echo "$journal diffs of a change and $again of none told by the journal"
 count=$((count + 1))
-if [ "$journal" -lt 20 ] || [ "$again" -lt 20 ]; then
+# (52 and 76 with the default 40 pairs, 16 and 33 with the sanitizers' 8.)
+if [ "$journal" -lt 10 ] || [ "$again" -lt 10 ]; then
   echo "FAIL: the journal told too few diffs"
   fail=1
 fi
