@@ -5,6 +5,7 @@
 // touches a set it did not make.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -36,6 +37,25 @@ struct CommandError {
 // the commands before it stay done.
 std::optional<CommandError>
 run_commands(const std::vector<std::string> &commands);
+
+// A set to make and its members: hash:ip (whole addresses) or hash:net,
+// IPv4 or IPv6, with counters, and comments when `comments`.
+struct SetSpec {
+  std::string name;
+  bool net = false, ipv6 = false, comments = false;
+  size_t maxelem = 1;
+};
+struct Member {
+  std::array<uint8_t, 16> address{}; // network order; 4 bytes for IPv4
+  unsigned prefix = 32;              // hash:net only
+  uint64_t packets = 0, bytes = 0;
+  std::optional<std::string> comment;
+};
+// Makes the set and adds the members (through libipset's data interface:
+// no text to parse, the adds sent together). CommandError::index is 0 for
+// the set itself, 1 + k for member k.
+std::optional<CommandError> make_set(const SetSpec &spec,
+                                     const std::vector<Member> &members);
 
 // The names of the sets this namespace holds (`ipset list -name`), and
 // `name`'s members as `add` lines (`ipset save NAME`, its `create` line

@@ -1,7 +1,6 @@
 // optimize_sink.h: a table replacement's runs put into ipsets at COMMIT.
 #include "optimize_sink.h"
 
-#include <arpa/inet.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
@@ -42,16 +41,6 @@ public:
 private:
   int fd_ = -1;
 };
-
-std::string address_text(const RunMember &m, Family family, bool prefix) {
-  char buf[INET6_ADDRSTRLEN];
-  inet_ntop(family == Family::ipv6 ? AF_INET6 : AF_INET, m.address.data(), buf,
-            sizeof(buf));
-  std::string out = buf;
-  if (prefix)
-    out += "/" + std::to_string(m.prefix);
-  return out;
-}
 
 // What a run's rule is besides its key: the set's name is made from it,
 // so that a rule loaded again in its place finds its set.
@@ -249,45 +238,40 @@ void OptimizeSink::make_sets(std::vector<Set> &sets,
   const std::set<std::string> existing(names->begin(), names->end());
   for (Set &s : sets) {
     s.swapped = existing.count(s.name) != 0;
-    const std::string fill = s.swapped ? ipset::fresh_name(s.key) : s.name;
-    std::vector<RunMember> members;
-    bool comments = false;
+    ipset::SetSpec spec;
+    spec.name = s.swapped ? ipset::fresh_name(s.key) : s.name;
+    spec.net = s.run.prefixes;
+    spec.ipv6 = cfg_.family == Family::ipv6;
+    spec.maxelem = s.entries.size();
+    std::vector<ipset::Member> members;
     for (size_t i : s.entries) {
-      members.push_back(run_member(block_.entries[i].cmd->rules[0],
-                                   s.run.source, cfg_.family));
-      comments = comments || members.back().comment.has_value();
-    }
-    std::vector<std::string> commands;
-    if (existing.count(ipset::fresh_name(s.key)))
-      commands.push_back("destroy " + fill);
-    commands.push_back(
-        "create " + fill + (s.run.prefixes ? " hash:net" : " hash:ip") +
-        " family " + (cfg_.family == Family::ipv6 ? "inet6" : "inet") +
-        " maxelem " + std::to_string(std::max<size_t>(members.size(), 1)) +
-        " counters" + (comments ? " comment" : ""));
-    for (const RunMember &m : members) {
-      std::string add =
-          "add " + fill + " " + address_text(m, cfg_.family, s.run.prefixes);
-      if (cfg_.counters)
-        add += " packets " + std::to_string(m.packets) + " bytes " +
-               std::to_string(m.bytes);
-      if (m.comment) {
-        std::string text;
-        for (char c : *m.comment)
-          text += c == '"' ? '\'' : c;
-        add += " comment \"" + text + "\"";
+      RunMember r = run_member(block_.entries[i].cmd->rules[0], s.run.source,
+                               cfg_.family);
+      ipset::Member &m = members.emplace_back();
+      m.address = r.address;
+      m.prefix = r.prefix;
+      if (cfg_.counters) {
+        m.packets = r.packets;
+        m.bytes = r.bytes;
       }
-      commands.push_back(std::move(add));
+      m.comment = std::move(r.comment);
+      spec.comments = spec.comments || m.comment.has_value();
     }
-    made.push_back(fill);
-    if (auto refused = ipset::run_commands(commands)) {
-      const size_t at = refused->index == 0 ? 0 : refused->index - 1;
-      const size_t entry = s.entries[std::min(at, s.entries.size() - 1)];
-      throw Error(Diagnostic{block_.entries[entry].cmd->loc,
-                             "--optimize: ipset refused `" +
-                                 commands[refused->index] +
-                                 "': " + refused->message,
-                             ExitCode::kernel});
+    // A fresh twin left by a run that was killed goes first.
+    if (existing.count(ipset::fresh_name(s.key)))
+      ipset::run_commands({"destroy " + spec.name});
+    made.push_back(spec.name);
+    if (auto refused = ipset::make_set(spec, members)) {
+      const size_t k = refused->index == 0 ? 0 : refused->index - 1;
+      const size_t entry = s.entries[std::min(k, s.entries.size() - 1)];
+      throw Error(
+          Diagnostic{block_.entries[entry].cmd->loc,
+                     "--optimize: ipset refused " +
+                         (refused->index == 0
+                              ? "set " + spec.name
+                              : "this rule's address in set " + spec.name) +
+                         ": " + refused->message,
+                     ExitCode::kernel});
     }
   }
 }

@@ -3,11 +3,16 @@
 // from one command to the next), with its output and errors caught.
 #include "fastrestore/ipsets.h"
 
+#include <libipset/data.h>
 #include <libipset/ipset.h>
+#include <libipset/nf_inet_addr.h>
+#include <libipset/types.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 
 namespace fastrestore::ipset {
@@ -32,6 +37,13 @@ std::string vformat(const char *fmt, va_list ap) {
   return s;
 }
 
+// libipset's messages end in a newline.
+std::string trimmed(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' '))
+    s.pop_back();
+  return s;
+}
+
 int print_out(struct ipset_session *, void *p, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
@@ -43,7 +55,7 @@ int print_out(struct ipset_session *, void *p, const char *fmt, ...) {
 int custom_error(struct ipset *, void *p, int status, const char *msg, ...) {
   va_list ap;
   va_start(ap, msg);
-  static_cast<Caught *>(p)->error = vformat(msg, ap);
+  static_cast<Caught *>(p)->error = trimmed(vformat(msg, ap));
   va_end(ap);
   return status;
 }
@@ -51,7 +63,8 @@ int custom_error(struct ipset *, void *p, int status, const char *msg, ...) {
 int standard_error(struct ipset *set, void *p) {
   struct ipset_session *s = ipset_session(set);
   const char *msg = ipset_session_report_msg(s);
-  static_cast<Caught *>(p)->error = msg != nullptr ? msg : "ipset failed";
+  static_cast<Caught *>(p)->error =
+      trimmed(msg != nullptr ? msg : "ipset failed");
   ipset_session_report_reset(s);
   return -1;
 }
@@ -111,20 +124,101 @@ bool owned(std::string_view name) {
 
 std::optional<CommandError>
 run_commands(const std::vector<std::string> &commands) {
+  for (size_t i = 0; i < commands.size();) {
+    Caught caught;
+    Session s = open_session(caught);
+    if (s == nullptr)
+      return CommandError{i, "cannot start an ipset session"};
+    auto is_add = [&](size_t k) { return commands[k].rfind("add ", 0) == 0; };
+    const bool creates = commands[i].rfind("create ", 0) == 0;
+    if (!is_add(i) && !creates) {
+      // One command as `ipset` runs it: its refusal is reported.
+      if (!run_line(s.get(), commands[i]))
+        return CommandError{i, caught.error};
+      ++i;
+      continue;
+    }
+    // A set made and its adds (or a run of adds) as `ipset restore` reads
+    // them from a file: the adds go to the kernel together (one at a time
+    // costs a message and its answer each; libipset gathers them only
+    // after the set's create in the same stream), and the first refused
+    // stops the rest. (libipset does not report a refused swap or destroy
+    // in this mode: those go one by one above.)
+    size_t end = i + 1;
+    std::string text = commands[i] + "\n";
+    for (; end < commands.size() && is_add(end); ++end)
+      text += commands[end] + "\n";
+    FILE *in = fmemopen(text.data(), text.size(), "r");
+    if (in == nullptr)
+      return CommandError{i, "cannot read the ipset commands"};
+    const int rc = ipset_parse_stream(s.get(), in);
+    fclose(in);
+    if (rc < 0) {
+      // libipset names the line: "Error in line N: ...".
+      size_t index = i;
+      unsigned line = 0;
+      const size_t at = caught.error.find("in line ");
+      if (at != std::string::npos &&
+          sscanf(caught.error.c_str() + at, "in line %u", &line) == 1 &&
+          line > 0)
+        index = std::min(i + line - 1, end - 1);
+      return CommandError{index,
+                          caught.error.empty() ? "ipset failed" : caught.error};
+    }
+    i = end;
+  }
+  return std::nullopt;
+}
+
+std::optional<CommandError> make_set(const SetSpec &spec,
+                                     const std::vector<Member> &members) {
   Caught caught;
   Session s = open_session(caught);
   if (s == nullptr)
     return CommandError{0, "cannot start an ipset session"};
-  for (size_t i = 0; i < commands.size(); ++i)
-    if (!run_line(s.get(), commands[i]))
-      return CommandError{i, caught.error};
-  // Adds are gathered into messages; the last of them goes now.
-  if (ipset_commit(ipset_session(s.get())) < 0) {
-    if (caught.error.empty())
-      caught.error = "ipset failed";
-    return CommandError{commands.empty() ? 0 : commands.size() - 1,
-                        caught.error};
+  const std::string create =
+      "create " + spec.name + (spec.net ? " hash:net" : " hash:ip") +
+      " family " + (spec.ipv6 ? "inet6" : "inet") + " maxelem " +
+      std::to_string(std::max<size_t>(spec.maxelem, 1)) + " counters" +
+      (spec.comments ? " comment" : "");
+  if (!run_line(s.get(), create))
+    return CommandError{0, caught.error};
+  struct ipset_session *session = ipset_session(s.get());
+  const uint8_t family = spec.ipv6 ? NFPROTO_IPV6 : NFPROTO_IPV4;
+  auto refused = [&](size_t index) {
+    const char *msg = ipset_session_report_msg(session);
+    return CommandError{index, trimmed(msg != nullptr && *msg != '\0'
+                                           ? msg
+                                           : "ipset refused a member")};
+  };
+  for (size_t k = 0; k < members.size(); ++k) {
+    const Member &m = members[k];
+    struct ipset_data *d = ipset_session_data(session);
+    ipset_data_reset(d);
+    ipset_data_set(d, IPSET_SETNAME, spec.name.c_str());
+    // (The type is the one the create above left in the session.)
+    if (ipset_type_get(session, IPSET_CMD_ADD) == nullptr)
+      return refused(1 + k);
+    ipset_data_set(d, IPSET_OPT_FAMILY, &family);
+    union nf_inet_addr address;
+    std::memset(&address, 0, sizeof(address));
+    std::memcpy(&address, m.address.data(), spec.ipv6 ? 16 : 4);
+    ipset_data_set(d, IPSET_OPT_IP, &address);
+    if (spec.net) {
+      const uint8_t cidr = static_cast<uint8_t>(m.prefix);
+      ipset_data_set(d, IPSET_OPT_CIDR, &cidr);
+    }
+    ipset_data_set(d, IPSET_OPT_PACKETS, &m.packets);
+    ipset_data_set(d, IPSET_OPT_BYTES, &m.bytes);
+    if (m.comment && spec.comments)
+      ipset_data_set(d, IPSET_OPT_ADT_COMMENT, m.comment->c_str());
+    // A line number lets the session gather consecutive adds into one
+    // message, as `ipset restore` does.
+    if (ipset_cmd(session, IPSET_CMD_ADD, static_cast<uint32_t>(k + 1)) < 0)
+      return refused(1 + k);
   }
+  if (ipset_commit(session) < 0)
+    return refused(members.size());
   return std::nullopt;
 }
 

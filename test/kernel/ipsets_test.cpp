@@ -78,3 +78,47 @@ TEST_CASE("ipsets: the first command refused stops the rest", "[ipsets]") {
   CHECK_FALSE(error.empty());
   REQUIRE_FALSE(ipset::run_commands({"destroy " + b}));
 }
+
+TEST_CASE("ipsets: a set made with its members, counters and comments",
+          "[ipsets]") {
+  ipset::SetSpec spec;
+  spec.name = ipset::set_name(3);
+  spec.net = true;
+  spec.ipv6 = true;
+  spec.comments = true;
+  spec.maxelem = 3;
+  std::vector<ipset::Member> members(2);
+  members[0].address = {0x20, 0x01, 0x0d, 0xb8};
+  members[0].prefix = 32;
+  members[0].packets = 9;
+  members[0].bytes = 900;
+  members[0].comment = "first";
+  members[1].address = {0x20, 0x01, 0x0d, 0xb9, 0, 1};
+  members[1].prefix = 48;
+  REQUIRE_FALSE(ipset::make_set(spec, members));
+  std::string error;
+  auto saved = ipset::set_members(spec.name, &error);
+  REQUIRE(saved);
+  std::sort(saved->begin(), saved->end());
+  CHECK(*saved ==
+        std::vector<std::string>{
+            "add " + spec.name +
+                " 2001:db8::/32 packets 9 bytes 900 comment \"first\"",
+            "add " + spec.name + " 2001:db9:1::/48 packets 0 bytes 0"});
+  // A member twice: refused, named by its index; a set that exists.
+  spec.name = ipset::set_name(4);
+  spec.net = false;
+  spec.ipv6 = false;
+  std::vector<ipset::Member> twice(3);
+  for (auto &m : twice)
+    m.address = {10, 0, 0, 1};
+  twice[1].address[3] = 2;
+  const auto refused = ipset::make_set(spec, twice);
+  REQUIRE(refused);
+  CHECK(refused->index == 3);
+  const auto exists = ipset::make_set(spec, {});
+  REQUIRE(exists);
+  CHECK(exists->index == 0);
+  REQUIRE_FALSE(ipset::run_commands(
+      {"destroy " + spec.name, "destroy " + ipset::set_name(3)}));
+}
