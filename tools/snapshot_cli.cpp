@@ -91,6 +91,7 @@ int text_save_main(const po::variables_map &vm, const snapshot::Options &opts) {
   t.backend = opts.backend;
   t.table = opts.table;
   t.counters = opts.counters;
+  t.expand = vm.count("expand") > 0;
   if (vm.count("file")) {
     const std::string &path = vm["file"].as<std::string>();
     int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
@@ -114,6 +115,8 @@ int save_main(const Program &program, int argc, char **argv) {
     ("counters,c", "include packet and byte counters")
     ("table,t", po::value<std::string>(), "only this table")
     ("file,f", po::value<std::string>(), "print to FILE instead of stdout")
+    ("expand", "print each rule that matches a set of --optimize's as the "
+     "rules it stands for, one per member")
     ("version,V", "print the version and exit")
     ("modprobe,M", po::value<std::string>(),
      "accepted for compatibility (the kernel loads modules itself)");
@@ -133,7 +136,7 @@ int save_main(const Program &program, int argc, char **argv) {
     return rc;
   if (vm.count("help")) {
     std::cout << "Usage: fastrestore save [-4|-6|--bridge] [--legacy] [-c] "
-                 "[-t table] [-f FILE]\n"
+                 "[-t table] [-f FILE] [--expand]\n"
                  "       fastrestore save --binary FILE [-4|-6|--bridge] "
                  "[--legacy] [-c] [-t table]\n"
                  "Prints the kernel's tables of one family as iptables-save "

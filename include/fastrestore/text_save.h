@@ -17,6 +17,8 @@ struct TextSaveOptions {
   Backend backend = Backend::nft;
   std::string table;     // only this table ("" = all)
   bool counters = false; // -c
+  bool expand = false;   // --expand: fastrestore's set rules as the rules
+                         // they stand for (--optimize)
 };
 
 // Prints to stdout, warnings and errors to stderr; returns the exit status

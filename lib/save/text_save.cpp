@@ -1,12 +1,60 @@
 #include "fastrestore/text_save.h"
 
 #include <cstdio>
+#include <cstdlib>
+#include <new>
+#include <string>
 
+#include "expand.h"
 #include "fastrestore/diagnostic.h"
 #include "fastrestore/plugin_failure.h"
 #include "save.h"
 
 namespace fastrestore {
+
+namespace {
+
+// The save into memory, its set rules expanded, then printed.
+int save_expanded(const TextSaveOptions &opts) {
+  fflush(stdout);
+  char *mem = nullptr;
+  size_t len = 0;
+  FILE *capture = open_memstream(&mem, &len);
+  if (capture == nullptr)
+    throw std::bad_alloc();
+  FILE *real = stdout;
+  stdout = capture;
+  TextSaveOptions plain = opts;
+  plain.expand = false;
+  int rc;
+  try {
+    rc = plain.backend == Backend::legacy ? save::save_legacy(plain)
+                                          : save::save_nft(plain);
+  } catch (...) {
+    fflush(capture);
+    stdout = real;
+    fclose(capture);
+    free(mem);
+    throw;
+  }
+  fflush(capture);
+  stdout = real;
+  fclose(capture);
+  const std::string text(mem != nullptr ? mem : "", len);
+  free(mem);
+  std::string error;
+  const std::string expanded =
+      save::expand_sets(text, opts.family, opts.counters, &error);
+  if (!error.empty()) {
+    fprintf(stderr, "fastrestore save: --expand: %s\n", error.c_str());
+    return 1;
+  }
+  fwrite(expanded.data(), 1, expanded.size(), stdout);
+  fflush(stdout);
+  return rc;
+}
+
+} // namespace
 
 int text_save(const TextSaveOptions &opts) {
   // The plugins print with stdio: one large buffer instead of a write per
@@ -14,6 +62,8 @@ int text_save(const TextSaveOptions &opts) {
   static char buf[1 << 20];
   setvbuf(stdout, buf, _IOFBF, sizeof(buf));
   try {
+    if (opts.expand)
+      return save_expanded(opts);
     if (opts.backend == Backend::legacy)
       return save::save_legacy(opts);
     return save::save_nft(opts);
