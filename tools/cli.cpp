@@ -239,6 +239,11 @@ int cli_main(int argc, char **argv) {
               << ": " << error << "\n";
     return 2;
   }
+  // --optimize rewrites a block before the writer sees it; the
+  // incremental restore reads the block's text again on its own: the
+  // tables are replaced whole.
+  if (cfg.optimize)
+    cfg.incremental = false;
   if (cfg.all_or_nothing && cfg.coalesce_ms >= 0)
     return command_line_error(program, "--all-or-nothing already sends every "
                                        "block in one transaction; drop "
