@@ -75,6 +75,8 @@ int diff_main(const Program &program, int argc, char **argv) {
     ("legacy", "compare with the legacy x_tables tables")
     ("noflush,n", "the input adds to the tables (as restore --noflush)")
     ("counters,c", "compare packet and byte counters too (restore -c)")
+    ("optimize", "preview a load with --optimize (rules matching its sets "
+     "are compared as the rules they stand for)")
     ("table,T", po::value<std::string>(), "only this table of the input")
     ("color", po::value<std::string>(&color)->implicit_value("always"),
      "colour the diff: auto (on a terminal, the default), always or never")
@@ -99,7 +101,7 @@ int diff_main(const Program &program, int argc, char **argv) {
   }
   if (vm.count("help")) {
     std::cout << "Usage: fastrestore diff [-4|-6|--bridge] [--legacy] [-n] "
-                 "[-c] [-T table] [-v]\n"
+                 "[-c] [-T table] [-v] [--optimize]\n"
                  "                        [--color[=WHEN]] [--commands] "
                  "[FILE]\n"
                  "Prints what loading FILE (restore input; standard input "
@@ -130,6 +132,14 @@ int diff_main(const Program &program, int argc, char **argv) {
     cfg.backend = Backend::legacy;
   cfg.noflush = vm.count("noflush") > 0;
   cfg.counters = vm.count("counters") > 0;
+  cfg.optimize = vm.count("optimize") > 0;
+  if (cfg.optimize && (cfg.noflush || cfg.family == Family::bridge)) {
+    command_line_error(program,
+                       "--optimize applies to iptables and ip6tables "
+                       "table replacements",
+                       "diff");
+    return kTrouble;
+  }
   if (vm.count("table"))
     cfg.table = vm["table"].as<std::string>();
   if (cfg.family == Family::bridge && cfg.backend == Backend::legacy) {

@@ -42,11 +42,12 @@ std::optional<LoadPreview> journal_preview(std::string_view input,
                                            const RestoreConfig &cfg,
                                            std::string *why) {
   if (cfg.backend != Backend::nft || cfg.family == Family::bridge ||
-      cfg.noflush || cfg.counters) {
-    *why = cfg.counters  ? "counters are not in the journal"
-           : cfg.noflush ? "--noflush input adds to what the journal "
-                           "does not hold as text"
-                         : "the journal is not kept for these tables";
+      cfg.noflush || cfg.counters || cfg.optimize) {
+    *why = cfg.counters   ? "counters are not in the journal"
+           : cfg.noflush  ? "--noflush input adds to what the journal "
+                            "does not hold as text"
+           : cfg.optimize ? "--optimize loads are not in the journal"
+                          : "the journal is not kept for these tables";
     return std::nullopt;
   }
   std::vector<std::pair<std::string, std::unique_ptr<nft::Batch>>> batches;

@@ -114,6 +114,9 @@ TextSaveOptions save_options(const RestoreConfig &cfg,
   o.backend = cfg.backend;
   o.table = table;
   o.counters = cfg.counters;
+  // Rules matching --optimize's sets as the rules they stand for: the
+  // copy needs no set, and the diff shows addresses.
+  o.expand = cfg.family != Family::bridge;
   return o;
 }
 
