@@ -195,6 +195,24 @@ diffs() {
 }
 check "diff --optimize: the change in the expanded form" diffs
 
+# -v names each run and its set (-t: the set it would match), --stats
+# counts them, --optimize-min sets the shortest run; misuse is refused.
+reports() {
+  printf '*filter\n' >"$tmp/v"
+  for i in $(seq 12); do printf -- '-A INPUT -s 10.0.0.%d -j DROP\n' "$i"; done >>"$tmp/v"
+  printf 'COMMIT\n' >>"$tmp/v"
+  unshare -n bash -c "
+    '$fr' -t -v --optimize <'$tmp/v' | grep -q '^# --optimize: 12 rules of chain INPUT (lines 2-13) would match set fastrestore-[0-9a-f]* (hash:ip, src)' || exit 1
+    [ -z \"\$(ipset list -n)\" ] || exit 1
+    '$fr' --optimize --optimize-min 13 --stats <'$tmp/v' 2>&1 | grep -q 'optimize: 0 rules merged into 0 sets' || exit 1
+    '$fr' --optimize --optimize-min 12 --stats <'$tmp/v' 2>&1 | grep -q 'optimize: 12 rules merged into 1 sets' || exit 1
+    # (Misuse: the command line's status, as for every other option.)
+    '$fr' --optimize -n <'$tmp/v' 2>/dev/null; [ \$? = 1 ] || exit 1
+    '$fr' --optimize --optimize-min 1 <'$tmp/v' 2>/dev/null; [ \$? = 1 ] || exit 1
+    '$fr' --bridge --optimize </dev/null 2>/dev/null; [ \$? = 1 ]"
+}
+check "-v, --stats, --optimize-min; --noflush and ebtables refused" reports
+
 # save --expand gives the literal rules back: loaded without --optimize,
 # the same rules, counters and comments as the literal file's (the order
 # within a run aside: no packet matches two of its rules).
