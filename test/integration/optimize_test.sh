@@ -213,6 +213,29 @@ reports() {
 }
 check "-v, --stats, --optimize-min; --noflush and ebtables refused" reports
 
+# Concurrent --optimize loads of different files: the table ends as one of
+# them, and the sets left are exactly the ones its rules use.
+concurrent() {
+  for k in 1 2 3 4; do
+    python3 "$probe" rules 4 "$((30 + k))" "$tmp/c$k" "$tmp/cp$k" || return 1
+  done
+  unshare -n bash -c "
+    for k in 1 2 3 4; do
+      (for r in 1 2 3 4 5; do '$fr' --optimize <'$tmp/c'\$k || exit 1; done) &
+    done
+    wait
+    used=\$(iptables-save | grep -o 'fastrestore-[0-9a-f]*' | sort -u)
+    have=\$(ipset list -n | sort)
+    [ -n \"\$used\" ] && [ \"\$used\" = \"\$have\" ] || exit 1
+    iptables-save | grep -v '^#' >'$tmp/c_end'" || return 1
+  for k in 1 2 3 4; do
+    unshare -n bash -c "'$fr' --optimize <'$tmp/c$k' && iptables-save" |
+      grep -v '^#' | cmp -s - "$tmp/c_end" && return 0
+  done
+  return 1
+}
+check "concurrent --optimize loads: one input's table, its sets only" concurrent
+
 # save --expand gives the literal rules back: loaded without --optimize,
 # the same rules, counters and comments as the literal file's (the order
 # within a run aside: no packet matches two of its rules).
