@@ -230,6 +230,10 @@ int cli_main(int argc, char **argv) {
   if (cfg.optimize && cfg.family == Family::bridge)
     return command_line_error(program, "--optimize applies to iptables and "
                                        "ip6tables input, not ebtables");
+  if (cfg.optimize && cfg.all_or_nothing)
+    return command_line_error(program,
+                              "--optimize swaps and destroys its sets after "
+                              "each table's commit; drop --all-or-nothing");
   if (vm.count("optimize-min") && cfg.optimize_min < 2)
     return command_line_error(program, "--optimize-min takes 2 or more");
   if (std::string error;

@@ -209,9 +209,10 @@ reports() {
     # (Misuse: the command line's status, as for every other option.)
     '$fr' --optimize -n <'$tmp/v' 2>/dev/null; [ \$? = 1 ] || exit 1
     '$fr' --optimize --optimize-min 1 <'$tmp/v' 2>/dev/null; [ \$? = 1 ] || exit 1
+    '$fr' --optimize --all-or-nothing <'$tmp/v' 2>/dev/null; [ \$? = 1 ] || exit 1
     '$fr' --bridge --optimize </dev/null 2>/dev/null; [ \$? = 1 ]"
 }
-check "-v, --stats, --optimize-min; --noflush and ebtables refused" reports
+check "-v, --stats, --optimize-min; --noflush, --all-or-nothing and ebtables refused" reports
 
 # Concurrent --optimize loads of different files: the table ends as one of
 # them, and the sets left are exactly the ones its rules use.
