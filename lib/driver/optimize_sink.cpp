@@ -311,11 +311,21 @@ void OptimizeSink::rewrite(std::vector<Set> &sets) {
 
 void OptimizeSink::after_commit(const std::vector<Set> &sets) {
   std::set<std::string> used;
+  std::optional<Error> failed;
   for (const Set &s : sets) {
     used.insert(s.name);
-    if (s.swapped)
-      ipset::run_commands({"swap " + ipset::fresh_name(s.key) + " " + s.name,
-                           "destroy " + ipset::fresh_name(s.key)});
+    if (!s.swapped)
+      continue;
+    const std::string fresh = ipset::fresh_name(s.key);
+    if (auto refused = ipset::run_commands({"swap " + fresh + " " + s.name}))
+      // The table is in; its rule matches the set's old members.
+      failed.emplace(Diagnostic{
+          block_.entries[s.entries.front()].cmd->loc,
+          "--optimize: the table was loaded, but set " + s.name +
+              " could not take its new members (" + refused->message +
+              "): it holds the old ones; load the file again",
+          ExitCode::kernel});
+    ipset::run_commands({"destroy " + fresh});
   }
   // Sets no rule uses any more: the kernel refuses to destroy the others.
   std::string error;
@@ -323,6 +333,8 @@ void OptimizeSink::after_commit(const std::vector<Set> &sets) {
     for (const std::string &n : *names)
       if (ipset::owned(n) && !used.count(n))
         ipset::run_commands({"destroy " + n});
+  if (failed)
+    throw *failed;
 }
 
 void OptimizeSink::forget(const std::vector<std::string> &made) {

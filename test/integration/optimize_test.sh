@@ -214,6 +214,20 @@ reports() {
 }
 check "-v, --stats, --optimize-min; --noflush, --all-or-nothing and ebtables refused" reports
 
+# A swap the kernel refuses (a set of fastrestore's name but another type,
+# made by hand): the load says so, status 4.
+swap_refused() {
+  printf '*filter\n' >"$tmp/w"
+  for i in $(seq 8); do printf -- '-A INPUT -s 10.0.1.%d -j DROP\n' "$i"; done >>"$tmp/w"
+  printf 'COMMIT\n' >>"$tmp/w"
+  unshare -n bash -c "
+    name=\$('$fr' -t -v --optimize <'$tmp/w' | grep -o 'fastrestore-[0-9a-f]*')
+    [ -n \"\$name\" ] && ipset create \$name hash:net || exit 1
+    '$fr' --optimize <'$tmp/w' 2>'$tmp/w_err'
+    [ \$? = 4 ]" && grep -q "could not take its new members" "$tmp/w_err"
+}
+check "a refused swap is an error (status 4)" swap_refused
+
 # Concurrent --optimize loads of different files: the table ends as one of
 # them, and the sets left are exactly the ones its rules use.
 concurrent() {
