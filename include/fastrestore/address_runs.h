@@ -27,8 +27,14 @@ struct AddressRun {
 // The runs of `rules` (one chain's, in order), left to right, each as
 // long as it can be; a rule is in one run at most. `family` is ipv4 or
 // ipv6.
-std::vector<AddressRun> find_address_runs(const std::vector<Rule> &rules,
-                                          Family family, size_t min);
+std::vector<AddressRun>
+find_address_runs(const std::vector<const Rule *> &rules, Family family,
+                  size_t min);
+
+// What a rule is besides its key (the source address with `source`, else
+// the destination) and its comments, as bytes: the rules of a run have the
+// same, and --optimize names a run's set from it.
+std::string rule_shape(const Rule &rule, bool source);
 
 // One member of a run's set: the rule's key and prefix length, its
 // counters and its --comment text (none: no comment).

@@ -27,41 +27,6 @@ bool is_comment(const XtBlob &m) {
   return m.name == "comment";
 }
 
-bool same_blob(const XtBlob &a, const XtBlob &b) {
-  return a.name == b.name && a.revision == b.revision && a.data == b.data &&
-         a.udata == b.udata && a.watcher == b.watcher;
-}
-
-// Whether a and b are the same rule but for the key (source or
-// destination) and their comments.
-bool same_but_key(const Rule &a, const Rule &b, bool source) {
-  if (a.iniface != b.iniface || a.outiface != b.outiface ||
-      a.inv_iniface != b.inv_iniface || a.inv_outiface != b.inv_outiface ||
-      a.proto != b.proto || a.inv_proto != b.inv_proto ||
-      a.proto_set != b.proto_set || a.frag != b.frag ||
-      a.inv_frag != b.inv_frag || a.verdict != b.verdict ||
-      a.jump_chain != b.jump_chain || a.inv_src != b.inv_src ||
-      a.inv_dst != b.inv_dst)
-    return false;
-  if (source ? (a.dst != b.dst || a.dmsk != b.dmsk)
-             : (a.src != b.src || a.smsk != b.smsk))
-    return false;
-  if (a.target.has_value() != b.target.has_value() ||
-      (a.target && !same_blob(*a.target, *b.target)))
-    return false;
-  auto next = [](const std::vector<XtBlob> &v, size_t i) {
-    while (i < v.size() && is_comment(v[i]))
-      ++i;
-    return i;
-  };
-  size_t i = next(a.matches, 0), j = next(b.matches, 0);
-  for (; i < a.matches.size() && j < b.matches.size();
-       i = next(a.matches, i + 1), j = next(b.matches, j + 1))
-    if (!same_blob(a.matches[i], b.matches[j]))
-      return false;
-  return i == a.matches.size() && j == b.matches.size();
-}
-
 // Whether the rule's key can go into a set: not negated, not /0.
 bool keyable(const Rule &r, bool source, Family family) {
   const Address &mask = source ? r.smsk : r.dmsk;
@@ -95,15 +60,16 @@ private:
 };
 
 // How many rules from `first` on one run keyed by `source` holds.
-size_t run_length(const std::vector<Rule> &rules, size_t first, bool source,
-                  Family family) {
-  if (!keyable(rules[first], source, family))
+size_t run_length(const std::vector<const Rule *> &rules, size_t first,
+                  bool source, Family family) {
+  if (!keyable(*rules[first], source, family))
     return 0;
+  const std::string shape = rule_shape(*rules[first], source);
   Ranges keys(family);
   size_t n = 0;
   for (size_t i = first; i < rules.size(); ++i, ++n) {
-    const Rule &r = rules[i];
-    if ((i > first && !same_but_key(rules[first], r, source)) ||
+    const Rule &r = *rules[i];
+    if ((i > first && rule_shape(r, source) != shape) ||
         !keyable(r, source, family) ||
         !keys.take(source ? r.src : r.dst, source ? r.smsk : r.dmsk))
       break;
@@ -113,8 +79,43 @@ size_t run_length(const std::vector<Rule> &rules, size_t first, bool source,
 
 } // namespace
 
-std::vector<AddressRun> find_address_runs(const std::vector<Rule> &rules,
-                                          Family family, size_t min) {
+std::string rule_shape(const Rule &r, bool source) {
+  std::string s;
+  auto put = [&](std::string_view v) {
+    s += std::to_string(v.size());
+    s += ':';
+    s += v;
+  };
+  auto put_bytes = [&](const auto &v) {
+    put(std::string_view(reinterpret_cast<const char *>(v.data()), v.size()));
+  };
+  auto put_blob = [&](const XtBlob &b) {
+    put(b.name);
+    s += std::to_string(b.revision) + char('0' + b.watcher);
+    put_bytes(b.data);
+    put(b.udata);
+  };
+  put(r.iniface);
+  put(r.outiface);
+  for (bool flag : {r.inv_iniface, r.inv_outiface, r.inv_proto, r.proto_set,
+                    r.frag, r.inv_frag, r.inv_src, r.inv_dst})
+    s += char('0' + flag);
+  s += std::to_string(r.proto) + ",";
+  put_bytes(source ? r.dst : r.src);
+  put_bytes(source ? r.dmsk : r.smsk);
+  for (const XtBlob &b : r.matches)
+    if (!is_comment(b))
+      put_blob(b);
+  s += std::to_string(static_cast<int>(r.verdict)) + ",";
+  put(r.jump_chain);
+  if (r.target)
+    put_blob(*r.target);
+  return s;
+}
+
+std::vector<AddressRun>
+find_address_runs(const std::vector<const Rule *> &rules, Family family,
+                  size_t min) {
   std::vector<AddressRun> out;
   if (family != Family::ipv4 && family != Family::ipv6)
     return out;
@@ -129,7 +130,7 @@ std::vector<AddressRun> find_address_runs(const std::vector<Rule> &rules,
     }
     AddressRun run{i, n, source, false};
     for (size_t k = i; k < i + n; ++k)
-      if (prefix_of(source ? rules[k].smsk : rules[k].dmsk, family) !=
+      if (prefix_of(source ? rules[k]->smsk : rules[k]->dmsk, family) !=
           8 * address_bytes(family))
         run.prefixes = true;
     out.push_back(run);

@@ -42,43 +42,6 @@ private:
   int fd_ = -1;
 };
 
-// What a run's rule is besides its key: the set's name is made from it,
-// so that a rule loaded again in its place finds its set.
-uint64_t shape(const Rule &r, bool source) {
-  std::string s;
-  auto put = [&](std::string_view v) {
-    s += std::to_string(v.size());
-    s += ':';
-    s += v;
-  };
-  put(r.iniface);
-  put(r.outiface);
-  s += char('0' + r.inv_iniface) + std::string(1, char('0' + r.inv_outiface));
-  s += std::to_string(r.proto) + char('0' + r.inv_proto) +
-       char('0' + r.proto_set) + char('0' + r.frag) + char('0' + r.inv_frag);
-  const auto &other = source ? r.dst : r.src;
-  const auto &mask = source ? r.dmsk : r.smsk;
-  put(std::string_view(reinterpret_cast<const char *>(other.data()), 16));
-  put(std::string_view(reinterpret_cast<const char *>(mask.data()), 16));
-  s += char('0' + (source ? r.inv_dst : r.inv_src));
-  for (const XtBlob &b : r.matches)
-    if (b.name != "comment") {
-      put(b.name);
-      s += std::to_string(b.revision);
-      put(std::string_view(reinterpret_cast<const char *>(b.data.data()),
-                           b.data.size()));
-    }
-  s += std::to_string(static_cast<int>(r.verdict));
-  put(r.jump_chain);
-  if (r.target) {
-    put(r.target->name);
-    s += std::to_string(r.target->revision);
-    put(std::string_view(reinterpret_cast<const char *>(r.target->data.data()),
-                         r.target->data.size()));
-  }
-  return hash64(s);
-}
-
 } // namespace
 
 struct OptimizeSink::Set {
@@ -143,9 +106,9 @@ void OptimizeSink::commit(const Location &loc) {
   if (plain)
     for (const std::string &chain : order) {
       const std::vector<size_t> &at = appends[chain];
-      std::vector<Rule> rules;
+      std::vector<const Rule *> rules;
       for (size_t i : at)
-        rules.push_back(block_.entries[i].cmd->rules[0]);
+        rules.push_back(&block_.entries[i].cmd->rules[0]);
       std::unordered_map<uint64_t, unsigned> seen; // runs of one shape
       for (const AddressRun &run :
            find_address_runs(rules, cfg_.family, cfg_.optimize_min)) {
@@ -154,7 +117,9 @@ void OptimizeSink::commit(const Location &loc) {
         s.run = run;
         for (size_t k = 0; k < run.count; ++k)
           s.entries.push_back(at[run.first + k]);
-        const uint64_t h = shape(rules[run.first], run.source);
+        // Named from the rule it becomes, so that the same rule loaded
+        // again in its place finds its set.
+        const uint64_t h = hash64(rule_shape(*rules[run.first], run.source));
         const std::string key = std::string(1, char('0' + int(cfg_.family))) +
                                 block_.table + "\n" + chain + "\n" +
                                 (run.source ? "s" : "d") +

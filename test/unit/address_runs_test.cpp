@@ -22,6 +22,14 @@ std::vector<Rule> rules_of(const std::vector<std::string> &lines,
   return out;
 }
 
+std::vector<AddressRun> find_address_runs(const std::vector<Rule> &rules,
+                                          Family family, size_t min) {
+  std::vector<const Rule *> at;
+  for (const Rule &r : rules)
+    at.push_back(&r);
+  return fastrestore::find_address_runs(at, family, min);
+}
+
 std::vector<std::string> numbered(int n, const std::string &before,
                                   const std::string &after) {
   std::vector<std::string> out;
