@@ -124,49 +124,15 @@ bool owned(std::string_view name) {
 
 std::optional<CommandError>
 run_commands(const std::vector<std::string> &commands) {
-  for (size_t i = 0; i < commands.size();) {
-    Caught caught;
-    Session s = open_session(caught);
-    if (s == nullptr)
-      return CommandError{i, "cannot start an ipset session"};
-    auto is_add = [&](size_t k) { return commands[k].rfind("add ", 0) == 0; };
-    const bool creates = commands[i].rfind("create ", 0) == 0;
-    if (!is_add(i) && !creates) {
-      // One command as `ipset` runs it: its refusal is reported.
-      if (!run_line(s.get(), commands[i]))
-        return CommandError{i, caught.error};
-      ++i;
-      continue;
-    }
-    // A set made and its adds (or a run of adds) as `ipset restore` reads
-    // them from a file: the adds go to the kernel together (one at a time
-    // costs a message and its answer each; libipset gathers them only
-    // after the set's create in the same stream), and the first refused
-    // stops the rest. (libipset does not report a refused swap or destroy
-    // in this mode: those go one by one above.)
-    size_t end = i + 1;
-    std::string text = commands[i] + "\n";
-    for (; end < commands.size() && is_add(end); ++end)
-      text += commands[end] + "\n";
-    FILE *in = fmemopen(text.data(), text.size(), "r");
-    if (in == nullptr)
-      return CommandError{i, "cannot read the ipset commands"};
-    const int rc = ipset_parse_stream(s.get(), in);
-    fclose(in);
-    if (rc < 0) {
-      // libipset names the line: "Error in line N: ...".
-      size_t index = i;
-      unsigned line = 0;
-      const size_t at = caught.error.find("in line ");
-      if (at != std::string::npos &&
-          sscanf(caught.error.c_str() + at, "in line %u", &line) == 1 &&
-          line > 0)
-        index = std::min(i + line - 1, end - 1);
-      return CommandError{index,
-                          caught.error.empty() ? "ipset failed" : caught.error};
-    }
-    i = end;
-  }
+  Caught caught;
+  Session s = open_session(caught);
+  if (s == nullptr)
+    return CommandError{0, "cannot start an ipset session"};
+  // One command at a time, as `ipset` runs it, so that each refusal is
+  // reported (make_set fills a set in bulk).
+  for (size_t i = 0; i < commands.size(); ++i)
+    if (!run_line(s.get(), commands[i]))
+      return CommandError{i, caught.error};
   return std::nullopt;
 }
 
