@@ -1,10 +1,9 @@
 #include "fastrestore/text_save.h"
 
 #include <cstdio>
-#include <cstdlib>
-#include <new>
 #include <string>
 
+#include "capture.h"
 #include "expand.h"
 #include "fastrestore/diagnostic.h"
 #include "fastrestore/plugin_failure.h"
@@ -16,32 +15,16 @@ namespace {
 
 // The save into memory, its set rules expanded, then printed.
 int save_expanded(const TextSaveOptions &opts) {
-  fflush(stdout);
-  char *mem = nullptr;
-  size_t len = 0;
-  FILE *capture = open_memstream(&mem, &len);
-  if (capture == nullptr)
-    throw std::bad_alloc();
-  FILE *real = stdout;
-  stdout = capture;
   TextSaveOptions plain = opts;
   plain.expand = false;
+  std::string text;
   int rc;
-  try {
+  {
+    save::Capture capture;
     rc = plain.backend == Backend::legacy ? save::save_legacy(plain)
                                           : save::save_nft(plain);
-  } catch (...) {
-    fflush(capture);
-    stdout = real;
-    fclose(capture);
-    free(mem);
-    throw;
+    capture.finish(&text);
   }
-  fflush(capture);
-  stdout = real;
-  fclose(capture);
-  const std::string text(mem != nullptr ? mem : "", len);
-  free(mem);
   std::string error;
   const std::string expanded =
       save::expand_sets(text, opts.family, opts.counters, &error);
