@@ -7,9 +7,12 @@
 // kernel; blocks committed before it stay, as with iptables-nft-restore.
 #pragma once
 
+#include <functional>
 #include <iosfwd>
+#include <string>
 #include <string_view>
 
+#include "fastrestore/diagnostic.h"
 #include "fastrestore/nft_batch.h"
 #include "fastrestore/nft_transport.h"
 #include "fastrestore/restore_options.h"
@@ -25,6 +28,13 @@ namespace fastrestore {
 int run_restore(int fd, const RestoreConfig &config, nft::Transport *transport,
                 std::ostream &err,
                 const nft::BatchObserver *observer = nullptr);
+
+// Prints `e` as a restore prints its errors: each diagnostic with the input
+// line it names (`line(n)`: the text of line n, "" when unknown), or with
+// the command's name alone for one ebtables command (cfg.command_line).
+void print_restore_error(const Error &e,
+                         const std::function<std::string(int)> &line,
+                         const RestoreConfig &cfg, std::ostream &err);
 
 // run_restore on input held in memory (through a memory file); -1, with
 // errno set, when the memory file cannot be made.

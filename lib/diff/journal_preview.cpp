@@ -17,23 +17,14 @@
 namespace fastrestore {
 namespace {
 
-// A restore's message for an error the kernel's check gave.
-void print_error(const Error &e, std::string_view input,
-                 const RestoreConfig &cfg) {
-  const std::vector<std::string_view> lines = split_lines(input);
-  auto show = [&](Diagnostic d) {
-    if (d.source.empty() && d.loc.line > 0 &&
-        static_cast<size_t>(d.loc.line) <= lines.size()) {
-      std::string_view l = lines[d.loc.line - 1];
-      if (!l.empty() && l.back() == '\n')
-        l.remove_suffix(1);
-      d.source = std::string(l);
-    }
-    std::cerr << format_diagnostic(d, cfg.input_name);
-  };
-  show(e.diag());
-  for (const Diagnostic &d : e.more())
-    show(d);
+// The text of line n of `input` ("" when it has none).
+std::string line_of(const std::vector<std::string_view> &lines, int n) {
+  if (n < 1 || static_cast<size_t>(n) > lines.size())
+    return {};
+  std::string_view l = lines[n - 1];
+  if (!l.empty() && l.back() == '\n')
+    l.remove_suffix(1);
+  return std::string(l);
 }
 
 } // namespace
@@ -113,7 +104,9 @@ std::optional<LoadPreview> journal_preview(std::string_view input,
       }
     }
   } catch (const Error &e) {
-    print_error(e, input, cfg);
+    const std::vector<std::string_view> lines = split_lines(input);
+    print_restore_error(
+        e, [&](int n) { return line_of(lines, n); }, cfg, std::cerr);
     out.status = static_cast<int>(e.diag().code);
     out.tables.clear();
     return out;

@@ -59,6 +59,15 @@ private:
 
 void print_error(const Error &e, const BlockText &text,
                  const RestoreConfig &cfg, std::ostream &err) {
+  print_restore_error(
+      e, [&](int n) { return text.line(n); }, cfg, err);
+}
+
+} // namespace
+
+void print_restore_error(const Error &e,
+                         const std::function<std::string(int)> &line,
+                         const RestoreConfig &cfg, std::ostream &err) {
   auto show = [&](Diagnostic d) {
     if (cfg.command_line) {
       d.loc = Location{};
@@ -68,15 +77,13 @@ void print_error(const Error &e, const BlockText &text,
       return;
     }
     if (d.source.empty() && d.loc.line > 0)
-      d.source = text.line(d.loc.line);
+      d.source = line(d.loc.line);
     err << format_diagnostic(d, cfg.input_name);
   };
   show(e.diag());
   for (const auto &d : e.more())
     show(d);
 }
-
-} // namespace
 
 int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
                 std::ostream &err, const nft::BatchObserver *observer) {
