@@ -50,32 +50,28 @@ bool uses_set(const std::string &identity) {
          identity.find("\nlookup ") != std::string::npos;
 }
 
-// A chain's name, kind and policy (no rules, no counters); kernel_chain
-// the other way.
+// A chain's name, kind and policy (no rules, no counters), between a
+// kernel chain and a chain of a TableState, which name them alike.
+template <class To, class From> To chain_head(const From &f) {
+  To t;
+  t.name = f.name;
+  t.base = f.base;
+  t.hook = f.hook;
+  t.prio = f.prio;
+  t.type = f.type;
+  t.has_policy = f.has_policy;
+  t.policy = f.policy;
+  return t;
+}
+
 StateChain state_chain(const KernelChain &kc) {
-  StateChain sc;
-  sc.name = kc.name;
-  sc.base = kc.base;
-  sc.hook = kc.hook;
-  sc.prio = kc.prio;
-  sc.type = kc.type;
-  sc.has_policy = kc.has_policy;
-  sc.policy = kc.policy;
-  return sc;
+  return chain_head<StateChain>(kc);
 }
 
 } // namespace
 
 KernelChain kernel_chain(const StateChainHead &h) {
-  KernelChain c;
-  c.name = h.name;
-  c.base = h.base;
-  c.hook = h.hook;
-  c.prio = h.prio;
-  c.type = h.type;
-  c.has_policy = h.has_policy;
-  c.policy = h.policy;
-  return c;
+  return chain_head<KernelChain>(h);
 }
 
 namespace {
