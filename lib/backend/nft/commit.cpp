@@ -16,6 +16,20 @@ bool stale_generation(const std::vector<KernelError> &errors) {
   return false;
 }
 
+namespace {
+
+// What the kernel said of `batch`, sent with `genid`: nothing, or a throw.
+void refused(const Batch &batch, std::vector<KernelError> errors,
+             const uint32_t *genid) {
+  if (errors.empty())
+    return;
+  if (genid != nullptr && stale_generation(errors))
+    throw GenerationChanged();
+  throw batch_error(batch, std::move(errors));
+}
+
+} // namespace
+
 void commit_batch(const Batch &batch, Transport &transport,
                   const uint32_t *genid) {
   std::vector<KernelError> errors;
@@ -24,11 +38,7 @@ void commit_batch(const Batch &batch, Transport &transport,
     errors = transport.send(batch, genid);
   }
   phase_stats().bytes += batch.size();
-  if (errors.empty())
-    return;
-  if (genid != nullptr && stale_generation(errors))
-    throw GenerationChanged();
-  throw batch_error(batch, std::move(errors));
+  refused(batch, std::move(errors), genid);
 }
 
 void check_batch(const Batch &batch, Transport &transport,
@@ -51,11 +61,7 @@ void check_batch(const Batch &batch, Transport &transport,
     PhaseTimer timer(phase_stats().kernel_s);
     errors = transport.send_raw(iov, size, batch.messages());
   }
-  if (errors.empty())
-    return;
-  if (genid != nullptr && stale_generation(errors))
-    throw GenerationChanged();
-  throw batch_error(batch, std::move(errors));
+  refused(batch, std::move(errors), genid);
 }
 
 Error batch_error(const Batch &batch, std::vector<KernelError> errors) {
