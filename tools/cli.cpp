@@ -16,6 +16,7 @@
 #include "config_file.h"
 #include "diff_cli.h"
 #include "ebtables_cli.h"
+#include "fastrestore/ipsets.h"
 #include "fastrestore/restore.h"
 #include "program.h"
 #include "snapshot_cli.h"
@@ -243,11 +244,6 @@ int cli_main(int argc, char **argv) {
               << ": " << error << "\n";
     return 2;
   }
-  // --optimize rewrites a block before the writer sees it; the
-  // incremental restore reads the block's text again on its own: the
-  // tables are replaced whole.
-  if (cfg.optimize)
-    cfg.incremental = false;
   if (cfg.all_or_nothing && cfg.coalesce_ms >= 0)
     return command_line_error(program, "--all-or-nothing already sends every "
                                        "block in one transaction; drop "
@@ -289,6 +285,10 @@ int cli_main(int argc, char **argv) {
   int rc = run_restore(fd, cfg, transport.get(), std::cerr);
   if (fd != STDIN_FILENO)
     close(fd);
+  // Rules that matched --optimize's sets may have been replaced: the sets
+  // no rule uses go (an --optimize load does this itself).
+  if (!cfg.test && !cfg.optimize && cfg.family != Family::bridge)
+    ipset::tidy();
   return rc;
 }
 

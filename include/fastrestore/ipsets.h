@@ -8,8 +8,10 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace fastrestore::ipset {
@@ -63,5 +65,47 @@ std::optional<CommandError> make_set(const SetSpec &spec,
 std::optional<std::vector<std::string>> set_names(std::string *error);
 std::optional<std::vector<std::string>> set_members(const std::string &name,
                                                     std::string *error);
+
+// `name`'s members read back (set_members' lines decoded: address,
+// prefix length, counters, comment), in address order; `ipv6` is the
+// set's family. nullopt when the set cannot be read or a line does not
+// decode.
+std::optional<std::vector<Member>> read_members(const std::string &name,
+                                                bool ipv6, std::string *error);
+
+// Each set's number of entries, by name (the headers of `ipset list -t`).
+std::optional<std::vector<std::pair<std::string, size_t>>>
+set_sizes(std::string *error);
+
+// What a set's members are, as one hash: addresses, prefix lengths and
+// comments, in any order; counters left out. `ipv6` is the family.
+uint64_t members_digest(std::vector<Member> members, bool ipv6);
+
+// One process at a time makes, swaps and destroys fastrestore's sets (a
+// set made by another run, not yet used by its commit, would look
+// unused): held while it lives (a lock file in /run).
+class Lock {
+public:
+  Lock();
+  ~Lock();
+  Lock(const Lock &) = delete;
+  Lock &operator=(const Lock &) = delete;
+
+private:
+  int fd_ = -1;
+};
+
+// Destroys each of fastrestore's sets that is not in `keep` and that no
+// rule uses (the kernel refuses to destroy a set in use); the caller
+// holds the Lock.
+void destroy_unused(const std::set<std::string> &keep);
+
+// After a load without --optimize: fastrestore's sets that no rule uses
+// any more (their rules replaced) destroyed, under the Lock. Nothing is
+// asked of the kernel when it has no ipset support loaded.
+void tidy();
+
+// Orders members by address, then prefix length.
+bool address_order(const Member &a, const Member &b);
 
 } // namespace fastrestore::ipset

@@ -12,6 +12,7 @@
 #include "fastrestore/nft_batch.h"
 #include "fastrestore/restore_options.h"
 #include "fastrestore/restore_parser.h"
+#include "fastrestore/table_state.h"
 
 namespace fastrestore {
 
@@ -34,6 +35,13 @@ public:
   // would have one by one (--coalesce); with --all-or-nothing none does.
   // Throws Error when one of them is refused.
   virtual void input_failed() {}
+
+  // --incremental with --optimize (optimize_sink.h), for the block begun
+  // last: the sets the state journal's current record of its table says
+  // its rules match (nullptr: no such record), and the sets its rules
+  // will match, recorded with the table after its COMMIT.
+  virtual const std::vector<StateSet> *recorded_sets() const { return nullptr; }
+  virtual void record_sets(std::vector<StateSet> /*sets*/) {}
 };
 
 namespace nft {

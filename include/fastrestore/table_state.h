@@ -40,8 +40,21 @@ struct StateChain : StateChainHead {
   std::vector<StateRule> rules; // in the chain's order
 };
 
+// An ipset of --optimize that the table's rules match (journal side): its
+// name, members_digest (0: not known, read it back) and its number of
+// members when recorded.
+struct StateSet {
+  std::string name;
+  uint64_t digest = 0;
+  uint64_t members = 0;
+  bool operator==(const StateSet &o) const {
+    return name == o.name && digest == o.digest && members == o.members;
+  }
+};
+
 struct TableState {
   std::vector<StateChain> chains; // kernel side: the kernel's order
+  std::vector<StateSet> sets;     // --optimize's, as recorded
   // The parse_fingerprint the rules' lines were parsed under.
   uint64_t fingerprint = 0;
   // A hash of the text of the block that made the table, when loading

@@ -1,12 +1,9 @@
 // optimize_sink.h: a table replacement's runs put into ipsets at COMMIT.
 #include "optimize_sink.h"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <ostream>
 #include <set>
 #include <unordered_map>
@@ -18,31 +15,6 @@
 #include "fastrestore/lexer.h"
 
 namespace fastrestore {
-namespace {
-
-// One process at a time makes, swaps and destroys fastrestore's sets (a
-// set made by another run, not yet used by its commit, would look unused).
-class SetLock {
-public:
-  SetLock() {
-    fd_ = open("/run/fastrestore-optimize.lock", O_RDWR | O_CREAT | O_CLOEXEC,
-               0600);
-    if (fd_ >= 0)
-      while (flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
-      }
-  }
-  ~SetLock() {
-    if (fd_ >= 0)
-      close(fd_);
-  }
-  SetLock(const SetLock &) = delete;
-  SetLock &operator=(const SetLock &) = delete;
-
-private:
-  int fd_ = -1;
-};
-
-} // namespace
 
 struct OptimizeSink::Set {
   std::string chain;
@@ -50,13 +22,90 @@ struct OptimizeSink::Set {
   std::vector<size_t> entries; // the block's entries of the run's rules
   std::string name;            // the set the rule matches
   bool swapped = false;        // the name was in use: filled as its fresh twin
+  bool kept = false;   // --incremental: the set holds the members already
+  uint64_t digest = 0; // its members' (0: not known once committed)
   uint64_t key = 0;
   Rule rule; // the run's one rule
 };
 
-OptimizeSink::OptimizeSink(BlockSink &inner, RuleParser &parser,
+namespace {
+
+// The block's entries into `to`, each run as its set's rule (`run_of`:
+// each entry's run, -1 for none; `sets` empty with -t). Returns how many
+// rules the sets stand for.
+size_t send_block(Block &block, const std::vector<OptimizeSink::Set> &sets,
+                  const std::vector<int> &run_of, BlockSink &to) {
+  size_t merged = 0;
+  for (size_t i = 0; i < block.entries.size(); ++i) {
+    Block::Entry &e = block.entries[i];
+    if (e.decl) {
+      to.declare(std::move(*e.decl));
+      continue;
+    }
+    if (run_of[i] >= 0) {
+      const OptimizeSink::Set &s = sets[static_cast<size_t>(run_of[i])];
+      if (s.entries.front() != i)
+        continue;
+      e.cmd->rules.assign(1, s.rule);
+      merged += s.entries.size();
+    }
+    to.command(std::move(*e.cmd));
+  }
+  return merged;
+}
+
+// The block read again while it is committed (a retry), passed on to the
+// writer with the runs rewritten as the block first was.
+class Replay : public BlockSink {
+public:
+  Replay(BlockSink &target, const std::vector<OptimizeSink::Set> &sets,
+         const std::vector<int> &run_of)
+      : target_(target), sets_(sets), run_of_(run_of) {}
+
+  void begin(const std::string &table, const Location &loc) override {
+    block_ = Block{};
+    block_.loc = loc;
+    block_.table = table;
+    target_.begin(table, loc);
+  }
+  void declare(ChainDecl &&decl) override {
+    block_.entries.push_back({std::move(decl), std::nullopt});
+  }
+  void command(Command &&cmd) override {
+    block_.entries.push_back({std::nullopt, std::move(cmd)});
+  }
+  void commit(const Location &loc) override {
+    // The same text parsed again: the same entries.
+    if (block_.entries.size() != run_of_.size())
+      throw Error(Diagnostic{loc,
+                             "--optimize: the block read again differs from "
+                             "its first reading",
+                             ExitCode::kernel});
+    send_block(block_, sets_, run_of_, target_);
+    block_ = Block{};
+    target_.commit(loc);
+  }
+
+private:
+  BlockSink &target_;
+  const std::vector<OptimizeSink::Set> &sets_;
+  const std::vector<int> &run_of_;
+  Block block_;
+};
+
+} // namespace
+
+OptimizeSink::OptimizeSink(RestoreWriter &inner, RuleParser &parser,
                            const RestoreConfig &cfg, std::ostream &err)
     : inner_(inner), parser_(parser), cfg_(cfg), err_(err) {}
+
+OptimizeSink::~OptimizeSink() = default;
+
+std::unique_ptr<BlockSink> OptimizeSink::replay(BlockSink &target) const {
+  if (committing_ == nullptr)
+    return nullptr;
+  return std::make_unique<Replay>(target, *committing_, run_of_);
+}
 
 void OptimizeSink::begin(const std::string &table, const Location &loc) {
   held_ = !cfg_.noflush &&
@@ -131,7 +180,7 @@ void OptimizeSink::commit(const Location &loc) {
       }
     }
   std::vector<std::string> made;
-  std::optional<SetLock> lock;
+  std::optional<ipset::Lock> lock;
   if (!sets.empty() && !cfg_.test) {
     lock.emplace();
     try {
@@ -142,71 +191,92 @@ void OptimizeSink::commit(const Location &loc) {
       throw;
     }
   }
+  if (!cfg_.test) {
+    // What the journal records with the table: a refilled set's members
+    // are its only once swapped in after the commit (read back next time).
+    std::vector<StateSet> record;
+    for (const Set &s : sets)
+      record.push_back(
+          {s.name, s.swapped && !s.kept ? 0 : s.digest, s.entries.size()});
+    inner_.record_sets(std::move(record));
+  }
   // The block, each run as its one rule.
-  std::vector<int> run_of(block_.entries.size(), -1);
+  run_of_.assign(block_.entries.size(), -1);
   if (!cfg_.test)
     for (size_t s = 0; s < sets.size(); ++s)
       for (size_t i : sets[s].entries)
-        run_of[i] = static_cast<int>(s);
+        run_of_[i] = static_cast<int>(s);
   size_t merged = 0;
+  committing_ = &sets;
   try {
-    for (size_t i = 0; i < block_.entries.size(); ++i) {
-      Block::Entry &e = block_.entries[i];
-      if (e.decl) {
-        inner_.declare(std::move(*e.decl));
-        continue;
-      }
-      if (run_of[i] >= 0) {
-        const Set &s = sets[run_of[i]];
-        if (s.entries.front() != i)
-          continue;
-        e.cmd->rules.assign(1, s.rule);
-        merged += s.entries.size();
-      }
-      inner_.command(std::move(*e.cmd));
-    }
+    merged = send_block(block_, sets, run_of_, inner_);
     inner_.commit(loc);
   } catch (...) {
+    committing_ = nullptr;
     forget(made);
     throw;
   }
+  committing_ = nullptr;
   if (!cfg_.test && !sets.empty())
     after_commit(sets);
   if (cfg_.verbose) {
     // (On stdout with iptables' own -v lines.)
     for (const Set &s : sets)
       printf("# --optimize: %zu rules of chain %s (lines %d-%d) %s set %s "
-             "(%s, %s)\n",
+             "(%s, %s%s)\n",
              s.entries.size(), s.chain.c_str(),
              block_.entries[s.entries.front()].cmd->loc.line,
              block_.entries[s.entries.back()].cmd->loc.line,
              cfg_.test ? "would match" : "match", s.name.c_str(),
              s.run.prefixes ? "hash:net" : "hash:ip",
-             s.run.source ? "src" : "dst");
+             s.run.source ? "src" : "dst",
+             cfg_.test   ? ""
+             : s.kept    ? "; members unchanged"
+             : s.swapped ? "; members refilled"
+                         : "; made");
     fflush(stdout);
   }
-  if (cfg_.stats)
+  if (cfg_.stats) {
     err_ << "fastrestore: stats: *" << block_.table
          << ": optimize: " << (cfg_.test ? 0 : merged) << " rules merged into "
-         << (cfg_.test ? 0 : sets.size()) << " sets\n";
+         << (cfg_.test ? 0 : sets.size()) << " sets";
+    if (cfg_.incremental && !cfg_.test) {
+      size_t kept = 0, refilled = 0;
+      for (const Set &s : sets) {
+        kept += s.kept;
+        refilled += s.swapped && !s.kept;
+      }
+      err_ << " (" << kept << " unchanged, " << refilled << " refilled, "
+           << sets.size() - kept - refilled << " made)";
+    }
+    err_ << "\n";
+  }
   block_ = Block{};
 }
 
 void OptimizeSink::make_sets(std::vector<Set> &sets,
                              std::vector<std::string> &made) {
   std::string error;
-  const auto names = ipset::set_names(&error);
-  if (!names)
+  const auto sizes = ipset::set_sizes(&error);
+  if (!sizes)
     throw Error(Diagnostic{block_.loc,
                            "--optimize: cannot list the ipsets: " + error,
                            ExitCode::kernel});
-  const std::set<std::string> existing(names->begin(), names->end());
+  const std::map<std::string, size_t> existing(sizes->begin(), sizes->end());
+  const bool ipv6 = cfg_.family == Family::ipv6;
+  // --incremental: the journal's record of the sets, when current.
+  std::map<std::string, StateSet> recorded;
+  if (cfg_.incremental)
+    if (const std::vector<StateSet> *r = inner_.recorded_sets())
+      for (const StateSet &set : *r)
+        recorded.emplace(set.name, set);
   for (Set &s : sets) {
-    s.swapped = existing.count(s.name) != 0;
+    const auto now = existing.find(s.name);
+    s.swapped = now != existing.end();
     ipset::SetSpec spec;
     spec.name = s.swapped ? ipset::fresh_name(s.key) : s.name;
     spec.net = s.run.prefixes;
-    spec.ipv6 = cfg_.family == Family::ipv6;
+    spec.ipv6 = ipv6;
     spec.maxelem = s.entries.size();
     std::vector<ipset::Member> members;
     for (size_t i : s.entries) {
@@ -221,6 +291,35 @@ void OptimizeSink::make_sets(std::vector<Set> &sets,
       }
       m.comment = std::move(r.comment);
       spec.comments = spec.comments || m.comment.has_value();
+    }
+    s.digest = ipset::members_digest(members, ipv6);
+    if (s.swapped && cfg_.incremental && !cfg_.counters) {
+      // The set may hold these members already: the journal says so while
+      // the set has the size it recorded; else the set is read back.
+      const auto r = recorded.find(s.name);
+      if (r != recorded.end() && r->second.digest == s.digest &&
+          r->second.members == members.size() &&
+          now->second == members.size()) {
+        s.kept = true;
+        continue;
+      }
+      std::string why;
+      if (auto old = ipset::read_members(s.name, ipv6, &why)) {
+        if (ipset::members_digest(*old, ipv6) == s.digest) {
+          s.kept = true;
+          continue;
+        }
+        // A member that stays keeps its counters (old is in address order).
+        for (ipset::Member &m : members) {
+          const auto at = std::lower_bound(old->begin(), old->end(), m,
+                                           ipset::address_order);
+          if (at != old->end() && at->address == m.address &&
+              at->prefix == m.prefix) {
+            m.packets = at->packets;
+            m.bytes = at->bytes;
+          }
+        }
+      }
     }
     // A fresh twin left by a run that was killed goes first.
     if (existing.count(ipset::fresh_name(s.key)))
@@ -279,7 +378,7 @@ void OptimizeSink::after_commit(const std::vector<Set> &sets) {
   std::optional<Error> failed;
   for (const Set &s : sets) {
     used.insert(s.name);
-    if (!s.swapped)
+    if (!s.swapped || s.kept)
       continue;
     const std::string fresh = ipset::fresh_name(s.key);
     if (auto refused = ipset::run_commands({"swap " + fresh + " " + s.name}))
@@ -292,12 +391,7 @@ void OptimizeSink::after_commit(const std::vector<Set> &sets) {
           ExitCode::kernel});
     ipset::run_commands({"destroy " + fresh});
   }
-  // Sets no rule uses any more: the kernel refuses to destroy the others.
-  std::string error;
-  if (const auto names = ipset::set_names(&error))
-    for (const std::string &n : *names)
-      if (ipset::owned(n) && !used.count(n))
-        ipset::run_commands({"destroy " + n});
+  ipset::destroy_unused(used);
   if (failed)
     throw *failed;
 }

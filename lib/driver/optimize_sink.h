@@ -13,14 +13,28 @@
 // commit every set of fastrestore's that no rule uses any more is
 // destroyed (a set in use refuses). One process at a time does this
 // (a lock file).
+//
+// With --incremental (without -c), a set whose name exists and which
+// holds the run's members already is left as it is (counters and all):
+// known from the state journal's record of the table (the members' digest,
+// while the set's size is the one recorded) or else by reading the set
+// back; a set whose members changed is refilled as above, each member
+// that stays keeping its counters. The writer records the sets with the
+// table.
+//
+// The block's text read again by the writer (a retry after another
+// program's commit) goes through replay(), which rewrites it with the same
+// sets, so that every reading of the block is the optimized one.
 #pragma once
 
 #include <iosfwd>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "fastrestore/restore_options.h"
 #include "fastrestore/restore_parser.h"
+#include "fastrestore/restore_writer.h"
 #include "fastrestore/rule_parser.h"
 
 namespace fastrestore {
@@ -28,27 +42,37 @@ namespace fastrestore {
 class OptimizeSink : public BlockSink {
 public:
   // -v's lines go to stdout, --stats' to `err`.
-  OptimizeSink(BlockSink &inner, RuleParser &parser, const RestoreConfig &cfg,
-               std::ostream &err);
+  OptimizeSink(RestoreWriter &inner, RuleParser &parser,
+               const RestoreConfig &cfg, std::ostream &err);
+  ~OptimizeSink() override;
+
+  // A sink that passes a reading again of the block being committed on to
+  // `target`, each run as its set's rule (as first sent).
+  std::unique_ptr<BlockSink> replay(BlockSink &target) const;
 
   void begin(const std::string &table, const Location &loc) override;
   void declare(ChainDecl &&decl) override;
   void command(Command &&cmd) override;
   void commit(const Location &loc) override;
 
-private:
   struct Set; // a run's set, as it is made
+
+private:
   void rewrite(std::vector<Set> &sets);
   void make_sets(std::vector<Set> &sets, std::vector<std::string> &made);
   void after_commit(const std::vector<Set> &sets);
   void forget(const std::vector<std::string> &made);
 
-  BlockSink &inner_;
+  RestoreWriter &inner_;
   RuleParser &parser_;
   const RestoreConfig &cfg_;
   std::ostream &err_;
   Block block_;
   bool held_ = false; // the block's entries wait for its COMMIT
+  // While the block is committed: its runs' sets, and each entry's run
+  // (-1: none), for replay().
+  const std::vector<Set> *committing_ = nullptr;
+  std::vector<int> run_of_;
 };
 
 } // namespace fastrestore

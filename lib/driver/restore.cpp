@@ -45,8 +45,13 @@ public:
     text_.each(from, to, fn);
   }
   void reread(BlockSink &sink, bool offer) const override {
-    reparse_block(text_, xt_, opts_, sink, first() + count() - 1, 0, offer);
+    // --optimize: the block as it was sent, each run as its set's rule.
+    std::unique_ptr<BlockSink> replay =
+        optimize_ != nullptr ? optimize_->replay(sink) : nullptr;
+    reparse_block(text_, xt_, opts_, replay ? *replay : sink,
+                  first() + count() - 1, 0, offer);
   }
+  void set_optimize(const OptimizeSink *optimize) { optimize_ = optimize; }
   void reread_prefix(BlockSink &sink, int k) const override {
     reparse_block(text_, xt_, opts_, sink, first() + k, first() + count() - 1);
   }
@@ -55,6 +60,7 @@ private:
   const BlockText &text_;
   RuleParser &xt_;
   ParseOptions opts_;
+  const OptimizeSink *optimize_ = nullptr;
 };
 
 void print_error(const Error &e, const BlockText &text,
@@ -98,6 +104,7 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
   std::unique_ptr<RuleParser> parser_of_rules;
   std::unique_ptr<TextSource> source;
   std::unique_ptr<RestoreWriter> writer;
+  std::unique_ptr<OptimizeSink> optimize; // (before the writer goes)
   try {
     if (cfg.all_or_nothing && cfg.backend == Backend::legacy) {
       Diagnostic d;
@@ -126,13 +133,13 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
     else
       writer = nft::make_restore_writer(cfg, transport, *source, err, observer);
     std::unique_ptr<StatsSink> stats;
-    std::unique_ptr<OptimizeSink> optimize;
     BlockSink *sink = writer.get();
     // (--optimize sees every line: none is handed over unparsed.)
     BlockSink *hand_to = writer.get();
     if (cfg.optimize) {
       optimize = std::make_unique<OptimizeSink>(*writer, xt, cfg, err);
       sink = hand_to = optimize.get();
+      source->set_optimize(optimize.get());
     }
     if (cfg.stats) {
       stats = std::make_unique<StatsSink>(*sink, err);

@@ -8,12 +8,20 @@
 #include <libipset/nf_inet_addr.h>
 #include <libipset/types.h>
 
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cinttypes>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
 #include <memory>
+
+#include "fastrestore/hash64.h"
 
 namespace fastrestore::ipset {
 namespace {
@@ -104,6 +112,58 @@ std::vector<std::string> lines_of(const std::string &text) {
     at = nl + 1;
   }
   return out;
+}
+
+// A member from its `ipset save` line: "add NAME ADDR[/P] [packets P bytes
+// B] [comment "TEXT"]" (the comment is the line's last field).
+std::optional<Member> decode_member(const std::string &line, bool ipv6) {
+  const size_t comment = line.find(" comment \"");
+  const std::string head = line.substr(0, comment);
+  std::vector<std::string> words;
+  for (size_t at = 0; at < head.size();) {
+    const size_t end = std::min(head.find(' ', at), head.size());
+    if (end > at)
+      words.push_back(head.substr(at, end - at));
+    at = end + 1;
+  }
+  if (words.size() < 3)
+    return std::nullopt;
+  Member m;
+  std::string address = words[2];
+  m.prefix = ipv6 ? 128 : 32;
+  if (const size_t slash = address.find('/'); slash != std::string::npos) {
+    const std::string p = address.substr(slash + 1);
+    if (p.empty() || p.size() > 3 ||
+        p.find_first_not_of("0123456789") != std::string::npos)
+      return std::nullopt;
+    m.prefix = static_cast<unsigned>(std::stoul(p));
+    address.resize(slash);
+  }
+  if (inet_pton(ipv6 ? AF_INET6 : AF_INET, address.c_str(), m.address.data()) !=
+      1)
+    return std::nullopt;
+  auto number = [](const std::string &w) -> std::optional<uint64_t> {
+    if (w.empty() || w.size() > 20 ||
+        w.find_first_not_of("0123456789") != std::string::npos)
+      return std::nullopt;
+    return std::stoull(w);
+  };
+  for (size_t i = 3; i + 1 < words.size(); i += 2) {
+    std::optional<uint64_t> n = number(words[i + 1]);
+    if (!n)
+      return std::nullopt;
+    if (words[i] == "packets")
+      m.packets = *n;
+    else if (words[i] == "bytes")
+      m.bytes = *n;
+  }
+  if (comment != std::string::npos) {
+    const size_t open = comment + 10, close = line.rfind('"');
+    if (close == std::string::npos || close < open)
+      return std::nullopt;
+    m.comment = line.substr(open, close - open);
+  }
+  return m;
 }
 
 } // namespace
@@ -211,6 +271,101 @@ std::optional<std::vector<std::string>> set_members(const std::string &name,
     if (line.rfind("add ", 0) == 0)
       out.push_back(std::move(line));
   return out;
+}
+
+std::optional<std::vector<Member>> read_members(const std::string &name,
+                                                bool ipv6, std::string *error) {
+  std::optional<std::vector<std::string>> lines = set_members(name, error);
+  if (!lines)
+    return std::nullopt;
+  std::vector<Member> out;
+  out.reserve(lines->size());
+  for (const std::string &l : *lines) {
+    std::optional<Member> m = decode_member(l, ipv6);
+    if (!m) {
+      *error = "cannot read set " + name + "'s member: " + l;
+      return std::nullopt;
+    }
+    out.push_back(std::move(*m));
+  }
+  std::sort(out.begin(), out.end(), address_order);
+  return out;
+}
+
+std::optional<std::vector<std::pair<std::string, size_t>>>
+set_sizes(std::string *error) {
+  Caught caught;
+  Session s = open_session(caught);
+  if (s == nullptr || !run_line(s.get(), "list -t")) {
+    *error = s == nullptr ? "cannot start an ipset session" : caught.error;
+    return std::nullopt;
+  }
+  std::vector<std::pair<std::string, size_t>> out;
+  constexpr std::string_view kName = "Name: ", kEntries = "Number of entries: ";
+  for (const std::string &line : lines_of(caught.out)) {
+    if (line.rfind(kName, 0) == 0)
+      out.emplace_back(line.substr(kName.size()), 0);
+    else if (line.rfind(kEntries, 0) == 0 && !out.empty())
+      out.back().second =
+          static_cast<size_t>(std::stoull(line.substr(kEntries.size())));
+  }
+  return out;
+}
+
+bool address_order(const Member &a, const Member &b) {
+  if (a.address != b.address)
+    return a.address < b.address;
+  return a.prefix < b.prefix;
+}
+
+uint64_t members_digest(std::vector<Member> members, bool ipv6) {
+  std::sort(members.begin(), members.end(), address_order);
+  uint64_t h = hash64_seed ^ (ipv6 ? 6 : 4);
+  for (const Member &m : members) {
+    std::string key(reinterpret_cast<const char *>(m.address.data()),
+                    ipv6 ? 16 : 4);
+    key += static_cast<char>(m.prefix);
+    key += m.comment ? '\1' : '\0';
+    h = hash64(key, h);
+    if (m.comment)
+      h = hash64(*m.comment, h);
+  }
+  return h;
+}
+
+Lock::Lock() {
+  fd_ = open("/run/fastrestore-optimize.lock", O_RDWR | O_CREAT | O_CLOEXEC,
+             0600);
+  if (fd_ >= 0)
+    while (flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+    }
+}
+
+Lock::~Lock() {
+  if (fd_ >= 0)
+    close(fd_);
+}
+
+void destroy_unused(const std::set<std::string> &keep) {
+  std::string error;
+  if (const auto names = set_names(&error))
+    for (const std::string &n : *names)
+      if (owned(n) && !keep.count(n))
+        run_commands({"destroy " + n});
+}
+
+void tidy() {
+  // (ip_set, built in or loaded, is in /sys/module: without it no set
+  // exists, and asking would load the module.)
+  if (access("/sys/module/ip_set", F_OK) != 0)
+    return;
+  std::string error;
+  const auto names = set_names(&error);
+  if (!names || std::none_of(names->begin(), names->end(),
+                             [](const std::string &n) { return owned(n); }))
+    return;
+  Lock lock;
+  destroy_unused({});
 }
 
 } // namespace fastrestore::ipset

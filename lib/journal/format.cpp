@@ -6,7 +6,8 @@
 // str:table u64:serial u64:fingerprint u64:block, varint:chains, then per chain
 // str:name u8:flags (1 base, 2 policy) u32:hook u32:prio str:type
 // u32:policy varint:rules and per rule u64:key u64:line
-// varint:zigzag(handle - previous handle); u64:hash.
+// varint:zigzag(handle - previous handle), then varint:sets and per set
+// str:name u64:digest u64:members; u64:hash.
 // Index: "FRJI" u32:version str:boot u64:cookie u32:generation
 // varint:tables, per table u32:family str:table u64:serial; u64:hash.
 #include <cstring>
@@ -18,7 +19,7 @@
 namespace fastrestore {
 namespace {
 
-constexpr uint32_t kVersion = 3;
+constexpr uint32_t kVersion = 4;
 constexpr size_t kMaxName = 256;
 
 void seal(journal::Writer &w) {
@@ -107,6 +108,12 @@ std::string encode_table_record(const JournalKey &key, uint64_t serial,
       prev = r.handle;
     }
   }
+  w.varint(state.sets.size());
+  for (const StateSet &set : state.sets) {
+    w.str(set.name);
+    w.u64(set.digest);
+    w.u64(set.members);
+  }
   seal(w);
   return std::move(w.bytes());
 }
@@ -168,6 +175,15 @@ std::optional<TableState> decode_table_record(std::string_view bytes,
       rule.handle = prev + static_cast<uint64_t>(unzigzag(r.varint()));
       prev = rule.handle;
     }
+  }
+  const uint64_t sets = r.varint();
+  if (!r.ok() || sets > r.left() / 17)
+    return broken();
+  state.sets.resize(sets);
+  for (StateSet &set : state.sets) {
+    set.name = r.str(kMaxName);
+    set.digest = r.u64();
+    set.members = r.u64();
   }
   if (!r.ok() || r.left() != 0)
     return broken();

@@ -11,6 +11,10 @@
         in the receiving namespace: every probe delivered locally (after
         the INPUT chain) noted by its id, until OUT.stop exists (or SECONDS
         pass); OUT.ready says it listens
+    optimize_probe.py mutate FAMILY SEED IN OUT
+        IN with a few random edits as a reloaded file has them: a rule
+        deleted, an address or a comment changed, two rules swapped, a
+        target changed (for --incremental --optimize's walk)
     optimize_probe.py send FAMILY IFACE DSTMAC PROBES
         in the sending namespace: each probe as an Ethernet frame on IFACE
 
@@ -104,6 +108,44 @@ def rules(family, seed, out_rules, out_probes):
             f.write("%s\n" % d)
 
 
+def mutate(family, seed, path_in, path_out):
+    rnd = random.Random(seed)
+    v6 = family == "6"
+    lines = open(path_in).read().split("\n")
+    rules = [i for i, l in enumerate(lines) if l.startswith("-A ")]
+    for _ in range(rnd.randint(1, 4)):
+        i = rnd.choice(rules)
+        words = lines[i].split(" ")
+        kind = rnd.randrange(5)
+        if kind == 0 and len(rules) > 2:
+            lines[i] = ""  # deleted (a blank line)
+        elif kind == 1 and ("-s" in words or "-d" in words):
+            k = words.index("-s" if "-s" in words else "-d") + 1
+            prefix = words[k].partition("/")[2]
+            if v6:
+                a = "2001:db8:%x::%x" % (rnd.randrange(1, 0xffff),
+                                         rnd.randrange(1, 0xffff))
+            else:
+                a = "10.%d.%d.%d" % (rnd.randrange(256), rnd.randrange(256),
+                                     rnd.randrange(1, 255))
+            if prefix:
+                a = str(ipaddress.ip_network(a + "/" + prefix, strict=False))
+            words[k] = a
+            lines[i] = " ".join(words)
+        elif kind == 2 and "--comment" in lines[i]:
+            lines[i] = lines[i].replace('--comment "', '--comment "edited ', 1)
+        elif kind == 3:
+            j = rnd.choice(rules)
+            lines[i], lines[j] = lines[j], lines[i]
+        elif kind == 4 and "-j" in words:
+            k = words.index("-j") + 1
+            if words[k] in ("ACCEPT", "DROP"):
+                words[k] = "DROP" if words[k] == "ACCEPT" else "ACCEPT"
+                lines[i] = " ".join(words)
+    with open(path_out, "w") as f:
+        f.write("\n".join(l for l in lines if l != "") + "\n")
+
+
 def checksum(data):
     if len(data) % 2:
         data += b"\0"
@@ -174,6 +216,8 @@ if __name__ == "__main__":
     cmd = sys.argv[1]
     if cmd == "rules":
         rules(*sys.argv[2:6])
+    elif cmd == "mutate":
+        mutate(*sys.argv[2:6])
     elif cmd == "send":
         send(*sys.argv[2:6])
     elif cmd == "receive":

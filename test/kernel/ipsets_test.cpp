@@ -122,3 +122,71 @@ TEST_CASE("ipsets: a set made with its members, counters and comments",
   REQUIRE_FALSE(ipset::run_commands(
       {"destroy " + spec.name, "destroy " + ipset::set_name(3)}));
 }
+
+TEST_CASE("ipsets: members read back, their digest, the sets' sizes; unused "
+          "sets of fastrestore's go",
+          "[ipsets]") {
+  ipset::SetSpec spec;
+  spec.name = ipset::set_name(5);
+  spec.net = true;
+  spec.comments = true;
+  spec.maxelem = 3;
+  std::vector<ipset::Member> members(3);
+  members[0].address = {10, 9, 0, 0};
+  members[0].prefix = 16;
+  members[0].comment = "a \"quoted\" text";
+  members[0].packets = 4;
+  members[0].bytes = 400;
+  members[1].address = {10, 1, 2, 3};
+  members[1].prefix = 32;
+  members[2].address = {10, 1, 2, 0};
+  members[2].prefix = 24;
+  REQUIRE_FALSE(ipset::make_set(spec, members));
+  std::string error;
+  const auto back = ipset::read_members(spec.name, false, &error);
+  INFO(error);
+  REQUIRE(back);
+  REQUIRE(back->size() == 3);
+  // In address order, then prefix length.
+  CHECK((*back)[0].address == members[2].address);
+  CHECK((*back)[0].prefix == 24);
+  CHECK((*back)[1].prefix == 32);
+  CHECK((*back)[2].comment == members[0].comment);
+  CHECK((*back)[2].packets == 4);
+  CHECK((*back)[2].bytes == 400);
+  CHECK_FALSE((*back)[1].comment);
+  // The digest: the same members in any order, counters aside; not for a
+  // changed comment, prefix or address.
+  CHECK(ipset::members_digest(*back, false) ==
+        ipset::members_digest(members, false));
+  auto other = members;
+  other[0].packets = 0;
+  CHECK(ipset::members_digest(other, false) ==
+        ipset::members_digest(members, false));
+  other[0].comment = "another";
+  CHECK(ipset::members_digest(other, false) !=
+        ipset::members_digest(members, false));
+  other = members;
+  other[1].prefix = 31;
+  CHECK(ipset::members_digest(other, false) !=
+        ipset::members_digest(members, false));
+  other = members;
+  other[1].address[3] = 4;
+  CHECK(ipset::members_digest(other, false) !=
+        ipset::members_digest(members, false));
+
+  REQUIRE_FALSE(ipset::run_commands({"create mine hash:ip"}));
+  const auto sizes = ipset::set_sizes(&error);
+  REQUIRE(sizes);
+  CHECK(*sizes == std::vector<std::pair<std::string, size_t>>{{spec.name, 3},
+                                                              {"mine", 0}});
+  // Neither the user's set nor one kept goes; the others do.
+  {
+    ipset::Lock lock;
+    ipset::destroy_unused({spec.name});
+  }
+  CHECK(names() == std::vector<std::string>{spec.name, "mine"});
+  ipset::tidy();
+  CHECK(names() == std::vector<std::string>{"mine"});
+  REQUIRE_FALSE(ipset::run_commands({"destroy mine"}));
+}

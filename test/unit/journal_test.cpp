@@ -41,12 +41,14 @@ TableState sample(size_t rules = 3) {
   StateChain web;
   web.name = "web";
   t.chains.push_back(web);
+  t.sets.push_back({"fastrestore-00112233445566aa", 0xd1ce, 10000});
+  t.sets.push_back({"fastrestore-00112233445566bb", 0, 8});
   return t;
 }
 
 bool same(const TableState &a, const TableState &b) {
   if (a.chains.size() != b.chains.size() || a.fingerprint != b.fingerprint ||
-      a.block != b.block)
+      a.block != b.block || a.sets != b.sets)
     return false;
   for (size_t c = 0; c < a.chains.size(); ++c) {
     const StateChain &x = a.chains[c], &y = b.chains[c];

@@ -55,6 +55,16 @@ public:
 
   bool holds_blocks() const override { return coalescer_ != nullptr; }
 
+  const std::vector<StateSet> *recorded_sets() const override {
+    return incremental_ && incremental() ? incremental_->recorded_sets()
+                                         : nullptr;
+  }
+
+  void record_sets(std::vector<StateSet> sets) override {
+    if (incremental_)
+      incremental_->record_sets(std::move(sets));
+  }
+
   int pause_ms() const override {
     return coalescer_ != nullptr && !coalescer_->holds_all() &&
                    coalescer_->pending()

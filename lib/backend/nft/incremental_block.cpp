@@ -104,6 +104,14 @@ public:
     return true;
   }
 
+  const std::vector<StateSet> *recorded_sets() const override {
+    return journal_state_ ? &journal_state_->sets : nullptr;
+  }
+
+  void record_sets(std::vector<StateSet> sets) override {
+    sets_ = std::move(sets);
+  }
+
   void commit(uint32_t id_base) override { commit_incremental(id_base); }
 
 private:
@@ -271,8 +279,10 @@ private:
       }
     }
     // Read from the kernel, or changed: the journal learns the table.
-    if (journal_ != nullptr &&
-        (send || read || !want_fingerprint_current_ || new_block_))
+    // (--optimize: a set's members changed, outside the ruleset.)
+    const bool sets_changed = !kernel || kernel->sets != sets_;
+    if (journal_ != nullptr && (send || read || !want_fingerprint_current_ ||
+                                new_block_ || sets_changed))
       keep_journal(generation, send, &*want, &delta->kept_handles, made);
     verbose_report(&*delta, want, kernel);
   }
@@ -442,8 +452,10 @@ private:
   void keep_journal(uint32_t generation, bool committed, DesiredTable *want,
                     const std::vector<std::vector<uint64_t>> *kept,
                     const std::vector<Allocation> &made) {
-    if (want != nullptr)
+    if (want != nullptr) {
       note_lines(*want);
+      want->state.sets = sets_;
+    }
     std::string why;
     if (!journal_->record(*transport_, batch_family(), table_, generation,
                           committed, want, kept, made, &why))
@@ -506,7 +518,8 @@ private:
           journal_->load(batch_family(), table_, generation, &journal_why_);
     carried_.reset();
     loaded_generation_ = generation;
-    if (!journal_state_ || cfg_.family == Family::bridge)
+    // (--optimize parses every line: its sink takes none unparsed.)
+    if (!journal_state_ || cfg_.family == Family::bridge || cfg_.optimize)
       return;
     if (journal_state_->fingerprint != fingerprint()) {
       want_fingerprint_current_ = false;
@@ -739,7 +752,10 @@ private:
   // always parsed).
   void note_lines(DesiredTable &want) {
     want.state.fingerprint = cfg_.family == Family::bridge ? 0 : fingerprint();
-    if (cfg_.family == Family::bridge)
+    // --optimize: a rule may stand for a run of lines; no line, nor the
+    // block, is recorded as the table's (a load without it must parse
+    // them: note_lines leaves every hash 0).
+    if (cfg_.family == Family::bridge || cfg_.optimize)
       return;
     const int first = text_.first();
     const int last = first + text_.count() - 1; // the COMMIT line
@@ -839,6 +855,9 @@ private:
     uint32_t chain, rule; // in journal_state_
   };
   std::vector<Unparsed> unparsed_; // lines taken unparsed, in order
+  // record_sets: recorded with the table (the --optimize sink gives them
+  // for each block, again when a retry reads the block again).
+  std::vector<StateSet> sets_;
   static constexpr uint32_t kDeclared = UINT32_MAX;       // Unparsed::rule of a
                                                           // declaration
   std::unordered_map<uint64_t, uint32_t> journal_chains_; // by name hash

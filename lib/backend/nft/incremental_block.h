@@ -43,6 +43,11 @@ public:
   // (`planned_from_kernel`) is parsed again whole, through the writer;
   // true when it was (the commit is then done).
   virtual bool parse_whole_first(bool planned_from_kernel) = 0;
+  // The sets the journal's record of the table names (nullptr: no record
+  // current), and those to record with it after the commit
+  // (RestoreWriter::recorded_sets, record_sets).
+  virtual const std::vector<StateSet> *recorded_sets() const = 0;
+  virtual void record_sets(std::vector<StateSet> sets) = 0;
   // The block's COMMIT: its batch (the writer's, finished) sent as it is
   // or as a delta, and recorded. Throws GenerationChanged when another
   // commit came first (nothing changed).

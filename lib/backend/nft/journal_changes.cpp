@@ -49,6 +49,12 @@ journal_changes(const Batch &replacement, const std::string &table,
       journal->load(nfproto, table, generation, why);
   if (!kernel)
     return std::nullopt;
+  // (The copy prints the rules that match them as the rules they stand
+  // for.)
+  if (!kernel->sets.empty()) {
+    *why = "the table's rules match --optimize's sets";
+    return std::nullopt;
+  }
   std::optional<DesiredTable> want = desired_table(replacement);
   if (!want || want->state.chains.empty()) {
     *why = "the input's table is not only chains and appended rules";

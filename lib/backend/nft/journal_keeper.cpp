@@ -83,6 +83,7 @@ bool JournalKeeper::record(Transport &transport, uint32_t family,
   TableState state;
   state.fingerprint = want->state.fingerprint;
   state.block = want->state.block;
+  state.sets = want->state.sets;
   state.chains.reserve(want->state.chains.size());
   for (size_t c = 0; c < want->state.chains.size(); ++c) {
     const StateChain &w = want->state.chains[c];
