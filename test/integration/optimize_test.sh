@@ -252,7 +252,11 @@ interfered() {
   python3 "$probe" mutate 4 71 "$tmp/x0" "$tmp/x1" || return 1
   rm -rf "$tmp/xj" && mkdir -m 700 "$tmp/xj"
   unshare -n env FASTRESTORE_JOURNAL_DIR="$tmp/xj" bash -c "
-    (while :; do nft add table ip other; nft delete table ip other; done) &
+    # (Paced: a block planned more slowly than the commits come, under the
+    # sanitizers, gives up after 50 attempts.)
+    (while :; do
+      nft add table ip other; nft delete table ip other; sleep 0.1
+    done) &
     busy=\$!
     trap 'kill \$busy 2>/dev/null' EXIT
     # After every load, each run matches its set (none was loaded literally).
