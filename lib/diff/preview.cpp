@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "fastrestore/diagnostic.h"
+#include "fastrestore/ipsets.h"
 #include "fastrestore/nft_backend.h"
 #include "fastrestore/nft_rule.h"
 #include "fastrestore/nft_transport.h"
@@ -23,6 +24,7 @@
 #include "fastrestore/tables.h"
 #include "fastrestore/text_save.h"
 #include "fastrestore/unified_diff.h"
+#include "run_order.h"
 
 namespace fastrestore {
 namespace {
@@ -169,6 +171,16 @@ LoadPreview preview_load(std::string_view input, const RestoreConfig &cfg,
     if (find_builtin_table(name, cfg.family) != nullptr)
       names.push_back(std::move(name));
   std::vector<std::string> raw(names.size());
+  // Whether the kernel holds sets of --optimize's (whose rules the saves
+  // print expanded).
+  bool optimized = false;
+  if (cfg.family != Family::bridge) {
+    std::string error;
+    if (const auto sets = ipset::set_names(&error))
+      optimized =
+          std::any_of(sets->begin(), sets->end(),
+                      [](const std::string &n) { return ipset::owned(n); });
+  }
   std::vector<TableUse> uses(names.size());
   std::vector<int> after_fds;
   auto close_all = [&] {
@@ -278,9 +290,16 @@ LoadPreview preview_load(std::string_view input, const RestoreConfig &cfg,
   } else if (*rc != 0) {
     out.status = *rc; // the restore said why
   } else {
-    for (size_t i = 0; i < names.size(); ++i)
-      out.tables.push_back({names[i], without_dates(raw[i]),
-                            without_dates(read_whole(after_fds[i]))});
+    for (size_t i = 0; i < names.size(); ++i) {
+      std::string before = without_dates(raw[i]);
+      std::string after = without_dates(read_whole(after_fds[i]));
+      // The kernel's sets print their members in address order: so do
+      // the same runs of the input (a literal file's order is not a
+      // change).
+      if (optimized)
+        after = diff::runs_in_kernel_order(after, before, cfg.family);
+      out.tables.push_back({names[i], std::move(before), std::move(after)});
+    }
   }
   close_all();
   return out;
