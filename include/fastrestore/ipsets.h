@@ -79,7 +79,7 @@ set_sizes(std::string *error);
 
 // What a set's members are, as one hash: addresses, prefix lengths and
 // comments, in any order; counters left out. `ipv6` is the family.
-uint64_t members_digest(std::vector<Member> members, bool ipv6);
+uint64_t members_digest(const std::vector<Member> &members, bool ipv6);
 
 // One process at a time makes, swaps and destroys fastrestore's sets (a
 // set made by another run, not yet used by its commit, would look

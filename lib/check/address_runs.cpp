@@ -7,6 +7,8 @@
 #include <iterator>
 #include <map>
 
+#include "fastrestore/address_less.h"
+
 namespace fastrestore {
 namespace {
 
@@ -46,9 +48,10 @@ public:
       last[i] = static_cast<uint8_t>(first[i] | ~mask[i]);
     }
     auto after = ranges_.upper_bound(first);
-    if (after != ranges_.end() && after->first <= last)
+    const AddressLess less;
+    if (after != ranges_.end() && !less(last, after->first))
       return false; // a later range starts inside this one
-    if (after != ranges_.begin() && std::prev(after)->second >= first)
+    if (after != ranges_.begin() && !less(std::prev(after)->second, first))
       return false; // an earlier range reaches into this one
     ranges_.emplace(first, last);
     return true;
@@ -56,7 +59,7 @@ public:
 
 private:
   size_t n_;
-  std::map<Address, Address> ranges_; // first -> last
+  std::map<Address, Address, AddressLess> ranges_; // first -> last
 };
 
 // How many rules from `first` on one run keyed by `source` holds.

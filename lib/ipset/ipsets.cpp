@@ -21,6 +21,7 @@
 #include <cstring>
 #include <memory>
 
+#include "fastrestore/address_less.h"
 #include "fastrestore/hash64.h"
 
 namespace fastrestore::ipset {
@@ -32,16 +33,29 @@ struct Caught {
   std::string error;
 };
 
-std::string vformat(const char *fmt, va_list ap) {
+// Appends what printf(fmt, ap) prints to `out` (a set's save calls this
+// for each part of each member: a stack buffer first).
+void append_vformat(std::string &out, const char *fmt, va_list ap) {
+  char buf[512];
   va_list copy;
   va_copy(copy, ap);
-  const int n = vsnprintf(nullptr, 0, fmt, copy);
+  const int n = vsnprintf(buf, sizeof(buf), fmt, copy);
   va_end(copy);
   if (n <= 0)
-    return {};
-  std::string s(static_cast<size_t>(n) + 1, '\0');
-  vsnprintf(s.data(), s.size(), fmt, ap);
-  s.resize(static_cast<size_t>(n));
+    return;
+  if (static_cast<size_t>(n) < sizeof(buf)) {
+    out.append(buf, static_cast<size_t>(n));
+    return;
+  }
+  const size_t at = out.size();
+  out.resize(at + static_cast<size_t>(n) + 1);
+  vsnprintf(out.data() + at, static_cast<size_t>(n) + 1, fmt, ap);
+  out.resize(at + static_cast<size_t>(n));
+}
+
+std::string vformat(const char *fmt, va_list ap) {
+  std::string s;
+  append_vformat(s, fmt, ap);
   return s;
 }
 
@@ -55,7 +69,7 @@ std::string trimmed(std::string s) {
 int print_out(struct ipset_session *, void *p, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  static_cast<Caught *>(p)->out += vformat(fmt, ap);
+  append_vformat(static_cast<Caught *>(p)->out, fmt, ap);
   va_end(ap);
   return 0;
 }
@@ -313,22 +327,33 @@ set_sizes(std::string *error) {
 }
 
 bool address_order(const Member &a, const Member &b) {
-  if (a.address != b.address)
-    return a.address < b.address;
+  const AddressLess less;
+  if (less(a.address, b.address))
+    return true;
+  if (less(b.address, a.address))
+    return false;
   return a.prefix < b.prefix;
 }
 
-uint64_t members_digest(std::vector<Member> members, bool ipv6) {
-  std::sort(members.begin(), members.end(), address_order);
+uint64_t members_digest(const std::vector<Member> &members, bool ipv6) {
+  std::vector<const Member *> order;
+  order.reserve(members.size());
+  for (const Member &m : members)
+    order.push_back(&m);
+  const auto by_address = [](const Member *a, const Member *b) {
+    return address_order(*a, *b);
+  };
+  if (!std::is_sorted(order.begin(), order.end(), by_address))
+    std::sort(order.begin(), order.end(), by_address);
   uint64_t h = hash64_seed ^ (ipv6 ? 6 : 4);
-  for (const Member &m : members) {
-    std::string key(reinterpret_cast<const char *>(m.address.data()),
+  for (const Member *m : order) {
+    std::string key(reinterpret_cast<const char *>(m->address.data()),
                     ipv6 ? 16 : 4);
-    key += static_cast<char>(m.prefix);
-    key += m.comment ? '\1' : '\0';
+    key += static_cast<char>(m->prefix);
+    key += m->comment ? '\1' : '\0';
     h = hash64(key, h);
-    if (m.comment)
-      h = hash64(*m.comment, h);
+    if (m->comment)
+      h = hash64(*m->comment, h);
   }
   return h;
 }
