@@ -59,6 +59,14 @@ struct Member {
 std::optional<CommandError> make_set(const SetSpec &spec,
                                      const std::vector<Member> &members);
 
+// Deletes `removed` from the set `spec.name` (which exists, of spec's
+// type), then adds `added`, each in one batch; CommandError::index is k
+// for removed[k], removed.size() + k for added[k]. Not a transaction: a
+// refusal leaves what went before it done.
+std::optional<CommandError> edit_set(const SetSpec &spec,
+                                     const std::vector<Member> &removed,
+                                     const std::vector<Member> &added);
+
 // The names of the sets this namespace holds (`ipset list -name`), and
 // `name`'s members as `add` lines (`ipset save NAME`, its `create` line
 // left out); nullopt when the kernel cannot be asked or has no such set.
@@ -73,9 +81,18 @@ std::optional<std::vector<std::string>> set_members(const std::string &name,
 std::optional<std::vector<Member>> read_members(const std::string &name,
                                                 bool ipv6, std::string *error);
 
-// Each set's number of entries, by name (the headers of `ipset list -t`).
-std::optional<std::vector<std::pair<std::string, size_t>>>
-set_sizes(std::string *error);
+// Each set's number of entries and the most it takes (maxelem), and
+// whether its members take comments (the headers of `ipset list -t`).
+struct SetHeader {
+  std::string name;
+  size_t entries = 0, maxelem = 0;
+  bool comments = false;
+  bool operator==(const SetHeader &o) const {
+    return name == o.name && entries == o.entries && maxelem == o.maxelem &&
+           comments == o.comments;
+  }
+};
+std::optional<std::vector<SetHeader>> set_headers(std::string *error);
 
 // What a set's members are, as one hash: addresses, prefix lengths and
 // comments, in any order; counters left out. `ipv6` is the family.

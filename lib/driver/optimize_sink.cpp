@@ -22,8 +22,13 @@ struct OptimizeSink::Set {
   std::vector<size_t> entries; // the block's entries of the run's rules
   std::string name;            // the set the rule matches
   bool swapped = false;        // the name was in use: filled as its fresh twin
-  bool kept = false;   // --incremental: the set holds the members already
-  uint64_t digest = 0; // its members' (0: not known once committed)
+  bool kept = false; // --incremental: the set holds the members already
+  // --incremental: the members that change, deleted from and added to the
+  // set in place after the commit (instead of a refill)
+  bool edited = false;
+  std::vector<ipset::Member> removed, added;
+  bool comments = false; // the set's members take comments
+  uint64_t digest = 0;   // its members' (0: not known once committed)
   uint64_t key = 0;
   Rule rule; // the run's one rule
 };
@@ -92,6 +97,51 @@ private:
   const std::vector<int> &run_of_;
   Block block_;
 };
+
+// -v's word for what became of a set.
+std::string state_text(const OptimizeSink::Set &s) {
+  if (s.kept)
+    return "; members unchanged";
+  if (s.edited)
+    return "; " + std::to_string(s.removed.size()) + " members removed, " +
+           std::to_string(s.added.size()) + " added";
+  return s.swapped ? "; members refilled" : "; made";
+}
+
+// The members to delete from a set holding `old` (in address order) and
+// to add to it so that it holds `want`: a member whose address and prefix
+// stay but whose comment changes is deleted and added again, with its
+// counters.
+void changes(const std::vector<ipset::Member> &old,
+             const std::vector<ipset::Member> &want, OptimizeSink::Set &s) {
+  std::vector<const ipset::Member *> sorted;
+  sorted.reserve(want.size());
+  for (const ipset::Member &m : want)
+    sorted.push_back(&m);
+  std::sort(sorted.begin(), sorted.end(),
+            [](const ipset::Member *a, const ipset::Member *b) {
+              return ipset::address_order(*a, *b);
+            });
+  size_t i = 0, j = 0;
+  while (i < old.size() || j < sorted.size()) {
+    if (j == sorted.size() ||
+        (i < old.size() && ipset::address_order(old[i], *sorted[j]))) {
+      s.removed.push_back(old[i++]);
+    } else if (i == old.size() || ipset::address_order(*sorted[j], old[i])) {
+      s.added.push_back(*sorted[j++]);
+    } else {
+      if (old[i].comment != sorted[j]->comment) {
+        s.removed.push_back(old[i]);
+        ipset::Member m = *sorted[j];
+        m.packets = old[i].packets;
+        m.bytes = old[i].bytes;
+        s.added.push_back(std::move(m));
+      }
+      ++i;
+      ++j;
+    }
+  }
+}
 
 } // namespace
 
@@ -230,10 +280,7 @@ void OptimizeSink::commit(const Location &loc) {
              cfg_.test ? "would match" : "match", s.name.c_str(),
              s.run.prefixes ? "hash:net" : "hash:ip",
              s.run.source ? "src" : "dst",
-             cfg_.test   ? ""
-             : s.kept    ? "; members unchanged"
-             : s.swapped ? "; members refilled"
-                         : "; made");
+             cfg_.test ? "" : state_text(s).c_str());
     fflush(stdout);
   }
   if (cfg_.stats) {
@@ -241,13 +288,15 @@ void OptimizeSink::commit(const Location &loc) {
          << ": optimize: " << (cfg_.test ? 0 : merged) << " rules merged into "
          << (cfg_.test ? 0 : sets.size()) << " sets";
     if (cfg_.incremental && !cfg_.test) {
-      size_t kept = 0, refilled = 0;
+      size_t kept = 0, edited = 0, refilled = 0;
       for (const Set &s : sets) {
         kept += s.kept;
-        refilled += s.swapped && !s.kept;
+        edited += s.edited;
+        refilled += s.swapped && !s.kept && !s.edited;
       }
-      err_ << " (" << kept << " unchanged, " << refilled << " refilled, "
-           << sets.size() - kept - refilled << " made)";
+      err_ << " (" << kept << " unchanged, " << edited << " edited, "
+           << refilled << " refilled, "
+           << sets.size() - kept - edited - refilled << " made)";
     }
     err_ << "\n";
   }
@@ -257,12 +306,14 @@ void OptimizeSink::commit(const Location &loc) {
 void OptimizeSink::make_sets(std::vector<Set> &sets,
                              std::vector<std::string> &made) {
   std::string error;
-  const auto sizes = ipset::set_sizes(&error);
-  if (!sizes)
+  const auto headers = ipset::set_headers(&error);
+  if (!headers)
     throw Error(Diagnostic{block_.loc,
                            "--optimize: cannot list the ipsets: " + error,
                            ExitCode::kernel});
-  const std::map<std::string, size_t> existing(sizes->begin(), sizes->end());
+  std::map<std::string, ipset::SetHeader> existing;
+  for (const ipset::SetHeader &h : *headers)
+    existing.emplace(h.name, h);
   const bool ipv6 = cfg_.family == Family::ipv6;
   // --incremental: the journal's record of the sets, when current.
   std::map<std::string, StateSet> recorded;
@@ -299,7 +350,7 @@ void OptimizeSink::make_sets(std::vector<Set> &sets,
       const auto r = recorded.find(s.name);
       if (r != recorded.end() && r->second.digest == s.digest &&
           r->second.members == members.size() &&
-          now->second == members.size()) {
+          now->second.entries == members.size()) {
         s.kept = true;
         continue;
       }
@@ -307,6 +358,15 @@ void OptimizeSink::make_sets(std::vector<Set> &sets,
       if (auto old = ipset::read_members(s.name, ipv6, &why)) {
         if (ipset::members_digest(*old, ipv6) == s.digest) {
           s.kept = true;
+          continue;
+        }
+        // Edited in place where the set takes the members: those that stay
+        // keep their counters, untouched.
+        if (now->second.maxelem >= members.size() &&
+            (now->second.comments || !spec.comments)) {
+          changes(*old, members, s);
+          s.edited = true;
+          s.comments = now->second.comments;
           continue;
         }
         // A member that stays keeps its counters (old is in address order).
@@ -378,6 +438,21 @@ void OptimizeSink::after_commit(const std::vector<Set> &sets) {
   std::optional<Error> failed;
   for (const Set &s : sets) {
     used.insert(s.name);
+    if (s.edited) {
+      ipset::SetSpec spec;
+      spec.name = s.name;
+      spec.net = s.run.prefixes;
+      spec.ipv6 = cfg_.family == Family::ipv6;
+      spec.comments = s.comments;
+      if (auto refused = ipset::edit_set(spec, s.removed, s.added))
+        failed.emplace(
+            Diagnostic{block_.entries[s.entries.front()].cmd->loc,
+                       "--optimize: the table was loaded, but set " + s.name +
+                           " could not take its new members (" +
+                           refused->message + "): load the file again",
+                       ExitCode::kernel});
+      continue;
+    }
     if (!s.swapped || s.kept)
       continue;
     const std::string fresh = ipset::fresh_name(s.key);

@@ -18,9 +18,10 @@
 // holds the run's members already is left as it is (counters and all):
 // known from the state journal's record of the table (the members' digest,
 // while the set's size is the one recorded) or else by reading the set
-// back; a set whose members changed is refilled as above, each member
-// that stays keeping its counters. The writer records the sets with the
-// table.
+// back; a set whose members changed is edited in place after the commit
+// (the members that go deleted, the new ones added), or where it cannot
+// take them refilled as above, each member that stays keeping its
+// counters. The writer records the sets with the table.
 //
 // The block's text read again by the writer (a retry after another
 // program's commit) goes through replay(), which rewrites it with the same

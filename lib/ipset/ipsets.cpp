@@ -210,6 +210,57 @@ run_commands(const std::vector<std::string> &commands) {
   return std::nullopt;
 }
 
+namespace {
+
+// Sends `cmd` (add or delete) for each member to the set `spec.name`, in
+// one batch; CommandError::index is index_base + k for member k.
+std::optional<CommandError> send_members(struct ipset_session *session,
+                                         const SetSpec &spec,
+                                         enum ipset_cmd cmd,
+                                         const std::vector<Member> &members,
+                                         size_t index_base) {
+  const uint8_t family = spec.ipv6 ? NFPROTO_IPV6 : NFPROTO_IPV4;
+  auto refused = [&](size_t index) {
+    const char *msg = ipset_session_report_msg(session);
+    return CommandError{index, trimmed(msg != nullptr && *msg != '\0'
+                                           ? msg
+                                           : "ipset refused a member")};
+  };
+  for (size_t k = 0; k < members.size(); ++k) {
+    const Member &m = members[k];
+    struct ipset_data *d = ipset_session_data(session);
+    ipset_data_reset(d);
+    ipset_data_set(d, IPSET_SETNAME, spec.name.c_str());
+    // (The type: the one a create left in the session, or the kernel's.)
+    if (ipset_type_get(session, cmd) == nullptr)
+      return refused(index_base + k);
+    ipset_data_set(d, IPSET_OPT_FAMILY, &family);
+    union nf_inet_addr address;
+    std::memset(&address, 0, sizeof(address));
+    std::memcpy(&address, m.address.data(), spec.ipv6 ? 16 : 4);
+    ipset_data_set(d, IPSET_OPT_IP, &address);
+    if (spec.net) {
+      const uint8_t cidr = static_cast<uint8_t>(m.prefix);
+      ipset_data_set(d, IPSET_OPT_CIDR, &cidr);
+    }
+    if (cmd == IPSET_CMD_ADD) {
+      ipset_data_set(d, IPSET_OPT_PACKETS, &m.packets);
+      ipset_data_set(d, IPSET_OPT_BYTES, &m.bytes);
+      if (m.comment && spec.comments)
+        ipset_data_set(d, IPSET_OPT_ADT_COMMENT, m.comment->c_str());
+    }
+    // A line number lets the session gather consecutive commands into one
+    // message, as `ipset restore` does.
+    if (ipset_cmd(session, cmd, static_cast<uint32_t>(k + 1)) < 0)
+      return refused(index_base + k);
+  }
+  if (ipset_commit(session) < 0)
+    return refused(index_base + (members.empty() ? 0 : members.size() - 1));
+  return std::nullopt;
+}
+
+} // namespace
+
 std::optional<CommandError> make_set(const SetSpec &spec,
                                      const std::vector<Member> &members) {
   Caught caught;
@@ -223,43 +274,20 @@ std::optional<CommandError> make_set(const SetSpec &spec,
       (spec.comments ? " comment" : "");
   if (!run_line(s.get(), create))
     return CommandError{0, caught.error};
+  return send_members(ipset_session(s.get()), spec, IPSET_CMD_ADD, members, 1);
+}
+
+std::optional<CommandError> edit_set(const SetSpec &spec,
+                                     const std::vector<Member> &removed,
+                                     const std::vector<Member> &added) {
+  Caught caught;
+  Session s = open_session(caught);
+  if (s == nullptr)
+    return CommandError{0, "cannot start an ipset session"};
   struct ipset_session *session = ipset_session(s.get());
-  const uint8_t family = spec.ipv6 ? NFPROTO_IPV6 : NFPROTO_IPV4;
-  auto refused = [&](size_t index) {
-    const char *msg = ipset_session_report_msg(session);
-    return CommandError{index, trimmed(msg != nullptr && *msg != '\0'
-                                           ? msg
-                                           : "ipset refused a member")};
-  };
-  for (size_t k = 0; k < members.size(); ++k) {
-    const Member &m = members[k];
-    struct ipset_data *d = ipset_session_data(session);
-    ipset_data_reset(d);
-    ipset_data_set(d, IPSET_SETNAME, spec.name.c_str());
-    // (The type is the one the create above left in the session.)
-    if (ipset_type_get(session, IPSET_CMD_ADD) == nullptr)
-      return refused(1 + k);
-    ipset_data_set(d, IPSET_OPT_FAMILY, &family);
-    union nf_inet_addr address;
-    std::memset(&address, 0, sizeof(address));
-    std::memcpy(&address, m.address.data(), spec.ipv6 ? 16 : 4);
-    ipset_data_set(d, IPSET_OPT_IP, &address);
-    if (spec.net) {
-      const uint8_t cidr = static_cast<uint8_t>(m.prefix);
-      ipset_data_set(d, IPSET_OPT_CIDR, &cidr);
-    }
-    ipset_data_set(d, IPSET_OPT_PACKETS, &m.packets);
-    ipset_data_set(d, IPSET_OPT_BYTES, &m.bytes);
-    if (m.comment && spec.comments)
-      ipset_data_set(d, IPSET_OPT_ADT_COMMENT, m.comment->c_str());
-    // A line number lets the session gather consecutive adds into one
-    // message, as `ipset restore` does.
-    if (ipset_cmd(session, IPSET_CMD_ADD, static_cast<uint32_t>(k + 1)) < 0)
-      return refused(1 + k);
-  }
-  if (ipset_commit(session) < 0)
-    return refused(members.size());
-  return std::nullopt;
+  if (auto refused = send_members(session, spec, IPSET_CMD_DEL, removed, 0))
+    return refused;
+  return send_members(session, spec, IPSET_CMD_ADD, added, removed.size());
 }
 
 std::optional<std::vector<std::string>> set_names(std::string *error) {
@@ -306,22 +334,31 @@ std::optional<std::vector<Member>> read_members(const std::string &name,
   return out;
 }
 
-std::optional<std::vector<std::pair<std::string, size_t>>>
-set_sizes(std::string *error) {
+std::optional<std::vector<SetHeader>> set_headers(std::string *error) {
   Caught caught;
   Session s = open_session(caught);
   if (s == nullptr || !run_line(s.get(), "list -t")) {
     *error = s == nullptr ? "cannot start an ipset session" : caught.error;
     return std::nullopt;
   }
-  std::vector<std::pair<std::string, size_t>> out;
-  constexpr std::string_view kName = "Name: ", kEntries = "Number of entries: ";
+  std::vector<SetHeader> out;
+  constexpr std::string_view kName = "Name: ", kHeader = "Header: ",
+                             kEntries = "Number of entries: ";
   for (const std::string &line : lines_of(caught.out)) {
-    if (line.rfind(kName, 0) == 0)
-      out.emplace_back(line.substr(kName.size()), 0);
-    else if (line.rfind(kEntries, 0) == 0 && !out.empty())
-      out.back().second =
+    if (line.rfind(kName, 0) == 0) {
+      out.emplace_back().name = line.substr(kName.size());
+    } else if (out.empty()) {
+      continue;
+    } else if (line.rfind(kEntries, 0) == 0) {
+      out.back().entries =
           static_cast<size_t>(std::stoull(line.substr(kEntries.size())));
+    } else if (line.rfind(kHeader, 0) == 0) {
+      const std::string header = " " + line.substr(kHeader.size()) + " ";
+      if (const size_t at = header.find(" maxelem "); at != std::string::npos)
+        out.back().maxelem =
+            static_cast<size_t>(std::stoull(header.substr(at + 9)));
+      out.back().comments = header.find(" comment ") != std::string::npos;
+    }
   }
   return out;
 }

@@ -209,6 +209,8 @@ keeps() {
   first=$(grep -m1 -n -E '^-A INPUT -s [0-9.]+ ' "$tmp/k0" | cut -d: -f1)
   [ -n "$first" ] || return 1
   sed "${first}s/-s [0-9.]*/-s 10.250.250.250/" "$tmp/k0" >"$tmp/k1"
+  # ... and the run one member longer than its set takes.
+  sed "${first}p" "$tmp/k1" | sed "$((first + 1))s/-s [0-9.]*/-s 10.250.250.251/" >"$tmp/k2"
   rm -rf "$tmp/kj" && mkdir -m 700 "$tmp/kj"
   unshare -n env FASTRESTORE_JOURNAL_DIR="$tmp/kj" bash -c "
     set -e
@@ -220,16 +222,25 @@ keeps() {
     grep -q 'members unchanged' '$tmp/kv0'
     no 'members refilled\|; made' '$tmp/kv0'
     '$fr' --incremental --optimize -v --stats <'$tmp/k1' >'$tmp/kv1' 2>'$tmp/ks1'
-    [ \$(grep -c 'members refilled' '$tmp/kv1') = 1 ]
-    grep -q ' refilled, 0 made)' '$tmp/ks1'
+    [ \$(grep -c '; 1 members removed, 1 added' '$tmp/kv1') = 1 ]
+    no 'members refilled\|; made' '$tmp/kv1'
+    grep -q '1 edited, 0 refilled, 0 made)' '$tmp/ks1'
     [ \"\$(handles)\" = \"\$h0\" ]
     set=\$(grep -o '(lines $first-.*' '$tmp/kv1' | grep -o 'fastrestore-[0-9a-f]*')
     ipset save \$set | grep -q '10.250.250.250 packets 0 bytes 0'
     [ \$(ipset save \$set | grep -c 'packets 7 bytes 700') = \$((\$(ipset save \$set | grep -c '^add') - 1)) ]
-    # Loaded again: the refilled set read back, found the same, untouched
+    # Loaded again: the edited set read back, found the same, untouched
     # (and its digest recorded).
     '$fr' --incremental --optimize -v <'$tmp/k1' >'$tmp/kv2'
-    no 'members refilled\|; made' '$tmp/kv2'
+    no 'members refilled\|; made\|members removed' '$tmp/kv2'
+    # A run longer than its set takes: refilled, the counters carried.
+    '$fr' --incremental --optimize -v <'$tmp/k2' >'$tmp/kv3'
+    [ \$(grep -c 'members refilled' '$tmp/kv3') = 1 ]
+    [ \$(ipset save \$set | grep -c 'packets 7 bytes 700') = \$((\$(ipset save \$set | grep -c '^add') - 2)) ]
+    # Back (edited), and again (the digest recorded).
+    '$fr' --incremental --optimize <'$tmp/k1'
+    '$fr' --incremental --optimize <'$tmp/k1'
+    kept=\$(ipset save \$set | grep -c 'packets 7 bytes 700')
     # diff does not compare such a table from the journal (its copy
     # expands the sets).
     '$fr' diff -v '$tmp/k1' 2>&1 >/dev/null | grep -q \"match --optimize's sets\"
@@ -237,6 +248,12 @@ keeps() {
     ipset del \$set 10.250.250.250
     '$fr' --incremental --optimize <'$tmp/k1'
     ipset test \$set 10.250.250.250 2>/dev/null
+    # Comments changed: those members deleted and added again, their
+    # counters with them.
+    sed 's/--comment \"r1 /--comment \"x1 /' '$tmp/k1' >'$tmp/k1c'
+    '$fr' --incremental --optimize -v <'$tmp/k1c' | grep -q 'members removed'
+    ipset save \$set | grep -q 'comment \"x1 '
+    [ \$(ipset save \$set | grep -c 'packets 7 bytes 700') = \$kept ]
     # Without --optimize: the literal rules, and the sets go.
     '$fr' --incremental <'$tmp/k1'
     ipset list -n | no fastrestore-

@@ -176,10 +176,29 @@ TEST_CASE("ipsets: members read back, their digest, the sets' sizes; unused "
         ipset::members_digest(members, false));
 
   REQUIRE_FALSE(ipset::run_commands({"create mine hash:ip"}));
-  const auto sizes = ipset::set_sizes(&error);
-  REQUIRE(sizes);
-  CHECK(*sizes == std::vector<std::pair<std::string, size_t>>{{spec.name, 3},
-                                                              {"mine", 0}});
+  const auto headers = ipset::set_headers(&error);
+  REQUIRE(headers);
+  CHECK(*headers == std::vector<ipset::SetHeader>{{spec.name, 3, 3, true},
+                                                  {"mine", 0, 65536, false}});
+  // Edited in place: a member deleted, one added, one whose comment
+  // changes deleted and added again; the others keep their counters.
+  ipset::Member gone = (*back)[1], fresh = (*back)[1];
+  fresh.address[3] = 7;
+  ipset::Member recommented = (*back)[2];
+  recommented.comment = "new";
+  REQUIRE_FALSE(
+      ipset::edit_set(spec, {gone, (*back)[2]}, {fresh, recommented}));
+  const auto edited = ipset::read_members(spec.name, false, &error);
+  REQUIRE(edited);
+  REQUIRE(edited->size() == 3);
+  CHECK((*edited)[0].address[3] == 0);
+  CHECK((*edited)[1].address[3] == 7);
+  CHECK((*edited)[2].comment == std::optional<std::string>("new"));
+  CHECK((*edited)[2].packets == 4);
+  // A member that is not there: refused, by its index.
+  const auto refused = ipset::edit_set(spec, {gone}, {});
+  REQUIRE(refused);
+  CHECK(refused->index == 0);
   // Neither the user's set nor one kept goes; the others do.
   {
     ipset::Lock lock;
