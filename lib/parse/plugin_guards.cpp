@@ -7,6 +7,7 @@
 #include <linux/netfilter/xt_hashlimit.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 
 namespace fastrestore {
@@ -54,7 +55,45 @@ void guard_hashlimit(const xtables_match *m) {
                 1U << XT_HASHLIMIT_BYTE_SHIFT);
 }
 
+// hashlimit's byte rate (`--hashlimit-upto 5b/s`, revisions 2 and 3) is
+// turned into a cost per packet by dividing by the rate's 16-byte units
+// plus one, in 32 bits: a rate whose units are 2^32 - 1 there (-1b/s to
+// -16b/s, read as huge unsigned numbers, or about 64 GiB/s) makes that
+// divisor 0 (SIGFPE, status 136). Refused as the plugin refuses a rate
+// whose cost comes out 0.
+void guard_hashlimit_rate(const xtables_match *m, const char *name,
+                          const char *arg) {
+  if (m->revision < 2 || arg == nullptr ||
+      (strcmp(name, "hashlimit-upto") != 0 &&
+       strcmp(name, "hashlimit-above") != 0 && strcmp(name, "hashlimit") != 0))
+    return;
+  const char *mode = strstr(arg, "b/s");
+  if (mode == nullptr || mode == arg)
+    return;
+  const uint64_t r = static_cast<uint64_t>(atoll(arg));
+  if (r == 0)
+    return;
+  const uint64_t factor = mode[-1] == 'm'   ? 1024 * 1024
+                          : mode[-1] == 'k' ? 1024
+                                            : 1;
+  if (static_cast<uint32_t>((r * factor) >> XT_HASHLIMIT_BYTE_SHIFT) !=
+      UINT32_MAX)
+    return;
+  xtables_error(PARAMETER_PROBLEM, "Rate too high \"%s\"", arg);
+}
+
 } // namespace
+
+void guard_match_option(const xtables_match *match, unsigned id,
+                        const char *arg) {
+  if (strcmp(match->name, "hashlimit") != 0 || match->x6_options == nullptr)
+    return;
+  for (const xt_option_entry *e = match->x6_options; e->name != nullptr; ++e)
+    if (e->id == id) {
+      guard_hashlimit_rate(match, e->name, arg);
+      return;
+    }
+}
 
 void guard_match_check(const xtables_match *match) {
   if (strcmp(match->name, "hashlimit") == 0)

@@ -1,5 +1,7 @@
 #include "xt_state.h"
 
+#include "plugin_guards.h"
+
 #include <getopt.h>
 #include <xtables.h>
 
@@ -302,6 +304,7 @@ bool XtRuleState::command_default(bool invert) {
     if (c < static_cast<int>(m->option_offset) ||
         c >= static_cast<int>(m->option_offset + kOptionOffsetScale))
       continue;
+    guard_match_option(m, static_cast<unsigned>(c) - m->option_offset, optarg);
     xtables_option_mpcall(c, argv_.data(), invert, m, &fw_);
     return false;
   }

@@ -13,6 +13,7 @@
 # receivers own every destination probed and have no route for the
 # probes' sources).
 #   optimize_test.sh FASTRESTORE [SEEDS]
+# (OPTIMIZE_WALK_STEPS sets the length of the --incremental walk: 12.)
 set -u
 . "$(dirname "$0")/common.sh"
 seeds=${2:-2}
@@ -162,7 +163,7 @@ check "loaded again: the same sets; -t makes none" again
 # (expanded: every member and comment) and the list of sets are those of a
 # full --optimize load of the same file into a fresh namespace.
 walk() { # FAMILY SEED
-  local family=$1 seed=$2 flags="" steps=12
+  local family=$1 seed=$2 flags="" steps=${OPTIMIZE_WALK_STEPS:-12}
   [ "$family" = 6 ] && flags="-6"
   local save=iptables-save
   [ "$family" = 6 ] && save=ip6tables-save
