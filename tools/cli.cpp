@@ -288,7 +288,7 @@ int cli_main(int argc, char **argv) {
   // Rules that matched --optimize's sets may have been replaced: the sets
   // no rule uses go (an --optimize load does this itself).
   if (!cfg.test && !cfg.optimize && cfg.family != Family::bridge)
-    ipset::tidy();
+    ipset::tidy(cfg.family == Family::ipv6);
   return rc;
 }
 

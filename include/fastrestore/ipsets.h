@@ -87,9 +87,10 @@ struct SetHeader {
   std::string name;
   size_t entries = 0, maxelem = 0;
   bool comments = false;
+  bool ipv6 = false; // family inet6
   bool operator==(const SetHeader &o) const {
     return name == o.name && entries == o.entries && maxelem == o.maxelem &&
-           comments == o.comments;
+           comments == o.comments && ipv6 == o.ipv6;
   }
 };
 std::optional<std::vector<SetHeader>> set_headers(std::string *error);
@@ -112,15 +113,18 @@ private:
   int fd_ = -1;
 };
 
-// Destroys each of fastrestore's sets that is not in `keep` and that no
-// rule uses (the kernel refuses to destroy a set in use); the caller
-// holds the Lock.
-void destroy_unused(const std::set<std::string> &keep);
+// Destroys each of fastrestore's sets of the family (`ipv6`) that is not
+// in `keep` and that no rule uses (the kernel refuses to destroy a set in
+// use); the caller holds the Lock. nf_tables lets go of the sets of the
+// rules a commit deleted a moment after the commit (its clean-up runs
+// after it returns), so a set refused is tried again a few times, for 31
+// ms at most.
+void destroy_unused(const std::set<std::string> &keep, bool ipv6);
 
 // After a load without --optimize: fastrestore's sets that no rule uses
 // any more (their rules replaced) destroyed, under the Lock. Nothing is
 // asked of the kernel when it has no ipset support loaded.
-void tidy();
+void tidy(bool ipv6);
 
 // Orders members by address, then prefix length.
 bool address_order(const Member &a, const Member &b);

@@ -269,6 +269,9 @@ void OptimizeSink::commit(const Location &loc) {
   committing_ = nullptr;
   if (!cfg_.test && !sets.empty())
     after_commit(sets);
+  else if (!cfg_.test)
+    ipset::tidy(cfg_.family == Family::ipv6); // the sets the table had
+
   if (cfg_.verbose) {
     // (On stdout with iptables' own -v lines.)
     for (const Set &s : sets)
@@ -466,7 +469,7 @@ void OptimizeSink::after_commit(const std::vector<Set> &sets) {
           ExitCode::kernel});
     ipset::run_commands({"destroy " + fresh});
   }
-  ipset::destroy_unused(used);
+  ipset::destroy_unused(used, cfg_.family == Family::ipv6);
   if (failed)
     throw *failed;
 }

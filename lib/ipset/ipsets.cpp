@@ -354,6 +354,7 @@ std::optional<std::vector<SetHeader>> set_headers(std::string *error) {
           static_cast<size_t>(std::stoull(line.substr(kEntries.size())));
     } else if (line.rfind(kHeader, 0) == 0) {
       const std::string header = " " + line.substr(kHeader.size()) + " ";
+      out.back().ipv6 = header.find(" family inet6 ") != std::string::npos;
       if (const size_t at = header.find(" maxelem "); at != std::string::npos)
         out.back().maxelem =
             static_cast<size_t>(std::stoull(header.substr(at + 9)));
@@ -408,15 +409,28 @@ Lock::~Lock() {
     close(fd_);
 }
 
-void destroy_unused(const std::set<std::string> &keep) {
+void destroy_unused(const std::set<std::string> &keep, bool ipv6) {
   std::string error;
-  if (const auto names = set_names(&error))
-    for (const std::string &n : *names)
-      if (owned(n) && !keep.count(n))
-        run_commands({"destroy " + n});
+  const auto headers = set_headers(&error);
+  if (!headers)
+    return;
+  std::vector<std::string> left;
+  for (const SetHeader &h : *headers)
+    if (owned(h.name) && h.ipv6 == ipv6 && !keep.count(h.name))
+      left.push_back(h.name);
+  for (int attempt = 0; !left.empty(); ++attempt) {
+    std::vector<std::string> refused;
+    for (const std::string &n : left)
+      if (run_commands({"destroy " + n}))
+        refused.push_back(n);
+    if (refused.empty() || attempt == 5)
+      break;
+    left = std::move(refused);
+    usleep(1000u << attempt); // 1, 2, 4, 8, 16 ms
+  }
 }
 
-void tidy() {
+void tidy(bool ipv6) {
   // (ip_set, built in or loaded, is in /sys/module: without it no set
   // exists, and asking would load the module.)
   if (access("/sys/module/ip_set", F_OK) != 0)
@@ -427,7 +441,7 @@ void tidy() {
                              [](const std::string &n) { return owned(n); }))
     return;
   Lock lock;
-  destroy_unused({});
+  destroy_unused({}, ipv6);
 }
 
 } // namespace fastrestore::ipset

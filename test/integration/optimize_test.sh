@@ -153,9 +153,14 @@ again() {
     [ \"\$(ipset list -n | sort)\" != \"\$first\" ] || exit 1
     '$fr' <'$tmp/a2' && '$fr' --optimize -t <'$tmp/a' || exit 1
     n=\$(ipset list -n | wc -l)
-    '$fr' --optimize -t <'$tmp/a' && [ \"\$(ipset list -n | wc -l)\" = \$n ]"
+    '$fr' --optimize -t <'$tmp/a' && [ \"\$(ipset list -n | wc -l)\" = \$n ] ||
+      exit 1
+    # A load whose table has no run left: its old sets go too.
+    '$fr' --optimize <'$tmp/a' || exit 1
+    printf '*filter\n:INPUT ACCEPT [0:0]\nCOMMIT\n' | '$fr' --optimize || exit 1
+    [ -z \"\$(ipset list -n)\" ]"
 }
-check "loaded again: the same sets; -t makes none" again
+check "loaded again: the same sets; -t makes none; no run left, no set" again
 
 # --incremental --optimize: a random walk of reloads (rules deleted,
 # moved, retargeted, addresses and comments changed), each loaded over the

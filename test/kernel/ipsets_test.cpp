@@ -178,8 +178,9 @@ TEST_CASE("ipsets: members read back, their digest, the sets' sizes; unused "
   REQUIRE_FALSE(ipset::run_commands({"create mine hash:ip"}));
   const auto headers = ipset::set_headers(&error);
   REQUIRE(headers);
-  CHECK(*headers == std::vector<ipset::SetHeader>{{spec.name, 3, 3, true},
-                                                  {"mine", 0, 65536, false}});
+  CHECK(*headers ==
+        std::vector<ipset::SetHeader>{{spec.name, 3, 3, true, false},
+                                      {"mine", 0, 65536, false, false}});
   // Edited in place: a member deleted, one added, one whose comment
   // changes deleted and added again; the others keep their counters.
   ipset::Member gone = (*back)[1], fresh = (*back)[1];
@@ -202,10 +203,10 @@ TEST_CASE("ipsets: members read back, their digest, the sets' sizes; unused "
   // Neither the user's set nor one kept goes; the others do.
   {
     ipset::Lock lock;
-    ipset::destroy_unused({spec.name});
+    ipset::destroy_unused({spec.name}, false);
   }
   CHECK(names() == std::vector<std::string>{spec.name, "mine"});
-  ipset::tidy();
+  ipset::tidy(false);
   CHECK(names() == std::vector<std::string>{"mine"});
   REQUIRE_FALSE(ipset::run_commands({"destroy mine"}));
 }
