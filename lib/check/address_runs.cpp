@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <iterator>
-#include <map>
 
 #include "fastrestore/address_less.h"
 
@@ -35,40 +33,13 @@ bool keyable(const Rule &r, bool source, Family family) {
   return !(source ? r.inv_src : r.inv_dst) && prefix_of(mask, family) > 0;
 }
 
-// The keys of a run as ranges [first, last] of addresses: a key is taken
-// when it overlaps none of them (CIDR ranges are nested or apart).
-class Ranges {
-public:
-  explicit Ranges(Family family) : n_(address_bytes(family)) {}
-
-  bool take(const Address &address, const Address &mask) {
-    Address first{}, last{};
-    for (size_t i = 0; i < n_; ++i) {
-      first[i] = address[i] & mask[i];
-      last[i] = static_cast<uint8_t>(first[i] | ~mask[i]);
-    }
-    auto after = ranges_.upper_bound(first);
-    const AddressLess less;
-    if (after != ranges_.end() && !less(last, after->first))
-      return false; // a later range starts inside this one
-    if (after != ranges_.begin() && !less(std::prev(after)->second, first))
-      return false; // an earlier range reaches into this one
-    ranges_.emplace(first, last);
-    return true;
-  }
-
-private:
-  size_t n_;
-  std::map<Address, Address, AddressLess> ranges_; // first -> last
-};
-
 // How many rules from `first` on one run keyed by `source` holds.
 size_t run_length(const std::vector<const Rule *> &rules, size_t first,
                   bool source, Family family) {
   if (!keyable(*rules[first], source, family))
     return 0;
   const std::string shape = rule_shape(*rules[first], source);
-  Ranges keys(family);
+  AddressRanges keys(address_bytes(family));
   size_t n = 0;
   for (size_t i = first; i < rules.size(); ++i, ++n) {
     const Rule &r = *rules[i];

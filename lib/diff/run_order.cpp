@@ -6,11 +6,11 @@
 
 #include <algorithm>
 #include <array>
-#include <iterator>
-#include <map>
 #include <optional>
 #include <unordered_set>
 #include <vector>
+
+#include "fastrestore/address_less.h"
 
 namespace fastrestore::diff {
 namespace {
@@ -86,45 +86,29 @@ Line read_line(std::string_view text, bool ipv6) {
   return l;
 }
 
-// The keys of a run as ranges of addresses: a key is taken when it
-// overlaps none of them (as --optimize finds runs: address_runs.cpp).
-class Ranges {
-public:
-  explicit Ranges(bool ipv6) : width_(ipv6 ? 16 : 4) {}
-
-  bool take(const std::array<uint8_t, 17> &key) {
-    std::array<uint8_t, 16> first{}, last{};
-    const unsigned prefix = key[16];
-    for (size_t b = 0; b < width_; ++b) {
-      const unsigned at = static_cast<unsigned>(b) * 8;
-      const unsigned bits = at >= prefix ? 0 : std::min(8u, prefix - at);
-      const uint8_t mask = static_cast<uint8_t>(0xff00u >> bits);
-      first[b] = key[b] & mask;
-      last[b] = static_cast<uint8_t>(first[b] | static_cast<uint8_t>(~mask));
-    }
-    auto after = ranges_.upper_bound(first);
-    if (after != ranges_.end() && after->first <= last)
-      return false;
-    if (after != ranges_.begin() && std::prev(after)->second >= first)
-      return false;
-    ranges_.emplace(first, last);
-    return true;
+// The range of a key (address, prefix length) taken into `ranges`, as
+// --optimize takes a run's keys (address_runs.cpp).
+bool take(AddressRanges &ranges, const std::array<uint8_t, 17> &key) {
+  AddressRanges::Address address{}, mask{};
+  const unsigned prefix = key[16];
+  for (size_t b = 0; b < 16; ++b) {
+    const unsigned at = static_cast<unsigned>(b) * 8;
+    const unsigned bits = at >= prefix ? 0 : std::min(8u, prefix - at);
+    mask[b] = static_cast<uint8_t>(0xff00u >> bits);
+    address[b] = key[b];
   }
-
-private:
-  size_t width_;
-  std::map<std::array<uint8_t, 16>, std::array<uint8_t, 16>> ranges_;
-};
+  return ranges.take(address, mask);
+}
 
 // How many lines from `first` on one run keyed by address `k` (0 source,
 // 1 destination) holds.
 size_t run_length(const std::vector<Line> &lines, size_t first, int k,
                   bool ipv6) {
-  Ranges keys(ipv6);
+  AddressRanges keys(ipv6 ? 16 : 4);
   size_t n = 0;
   for (size_t i = first; i < lines.size(); ++i, ++n)
     if (!lines[i].key[k] || lines[i].shape[k] != lines[first].shape[k] ||
-        !keys.take(*lines[i].key[k]))
+        !take(keys, *lines[i].key[k]))
       break;
   return n;
 }
