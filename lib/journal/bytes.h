@@ -2,6 +2,7 @@
 // a reader that fails (ok() false) instead of reading past the end.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -11,30 +12,54 @@ namespace fastrestore::journal {
 
 class Writer {
 public:
-  void u8(uint8_t v) { out_ += static_cast<char>(v); }
+  void u8(uint8_t v) { *room(1) = static_cast<char>(v); }
   void u32(uint32_t v) { fixed(v, 4); }
   void u64(uint64_t v) { fixed(v, 8); }
   void varint(uint64_t v) {
+    char *p = room(10);
+    size_t n = 0;
     while (v >= 0x80) {
-      u8(static_cast<uint8_t>(v | 0x80));
+      p[n++] = static_cast<char>(v | 0x80);
       v >>= 7;
     }
-    u8(static_cast<uint8_t>(v));
+    p[n++] = static_cast<char>(v);
+    used_ -= 10 - n;
   }
   // Length-prefixed (one varint) bytes.
   void str(std::string_view s) {
     varint(s.size());
-    out_.append(s);
+    raw(s);
   }
-  void raw(std::string_view s) { out_.append(s); }
-  std::string &bytes() { return out_; }
+  void raw(std::string_view s) {
+    if (!s.empty())
+      std::memcpy(room(s.size()), s.data(), s.size());
+  }
+  // Room for about `n` bytes more, made ahead.
+  void reserve(size_t n) { out_.reserve(used_ + n); }
+  // The bytes written (the writer is done with them).
+  std::string take() {
+    out_.resize(used_);
+    used_ = 0;
+    return std::move(out_);
+  }
+  std::string_view written() const { return {out_.data(), used_}; }
 
 private:
-  void fixed(uint64_t v, int n) {
-    for (int i = 0; i < n; ++i)
-      u8(static_cast<uint8_t>(v >> (8 * i)));
+  // `n` bytes at the end, to be written.
+  char *room(size_t n) {
+    if (out_.size() < used_ + n)
+      out_.resize(std::max(out_.capacity(), 2 * (used_ + n)));
+    char *p = out_.data() + used_;
+    used_ += n;
+    return p;
   }
-  std::string out_;
+  void fixed(uint64_t v, int n) {
+    char *p = room(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i)
+      p[i] = static_cast<char>(v >> (8 * i));
+  }
+  std::string out_; // its first used_ bytes written
+  size_t used_ = 0;
 };
 
 class Reader {
@@ -74,9 +99,11 @@ private:
       ok_ = false;
       return 0;
     }
+    unsigned char b[8];
+    std::memcpy(b, in_.data() + pos_, static_cast<size_t>(n));
     uint64_t v = 0;
     for (int i = 0; i < n; ++i)
-      v |= uint64_t(static_cast<uint8_t>(in_[pos_ + i])) << (8 * i);
+      v |= uint64_t(b[i]) << (8 * i);
     pos_ += n;
     return v;
   }

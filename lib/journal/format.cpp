@@ -23,7 +23,7 @@ constexpr uint32_t kVersion = 4;
 constexpr size_t kMaxName = 256;
 
 void seal(journal::Writer &w) {
-  const uint64_t h = hash64(w.bytes());
+  const uint64_t h = hash64(w.written());
   w.u64(h);
 }
 
@@ -82,7 +82,7 @@ int64_t unzigzag(uint64_t v) {
 std::string encode_table_record(const JournalKey &key, uint64_t serial,
                                 const TableState &state) {
   journal::Writer w;
-  w.bytes().reserve(64 + state.rule_count() * 18);
+  w.reserve(64 + state.rule_count() * 18);
   w.raw("FRJT");
   w.u32(kVersion);
   put_ns(w, key.ns);
@@ -115,7 +115,7 @@ std::string encode_table_record(const JournalKey &key, uint64_t serial,
     w.u64(set.members);
   }
   seal(w);
-  return std::move(w.bytes());
+  return w.take();
 }
 
 std::optional<TableState> decode_table_record(std::string_view bytes,
@@ -203,7 +203,7 @@ std::string encode_index(const NetnsId &ns, const JournalIndex &index) {
     w.u64(e.serial);
   }
   seal(w);
-  return std::move(w.bytes());
+  return w.take();
 }
 
 std::optional<JournalIndex> decode_index(std::string_view bytes,
