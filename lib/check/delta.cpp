@@ -8,6 +8,8 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "fastrestore/hash64.h"
+#include "fastrestore/hash_index.h"
 #include "fastrestore/increasing_run.h"
 
 namespace fastrestore {
@@ -22,17 +24,6 @@ namespace {
 std::vector<std::pair<size_t, size_t>>
 kept_rules(const std::vector<StateRule> &desired,
            const std::vector<StateRule> &kernel) {
-  // A chain that stays as it was (the common case of a reload).
-  if (desired.size() == kernel.size() &&
-      std::equal(desired.begin(), desired.end(), kernel.begin(),
-                 [](const StateRule &a, const StateRule &b) {
-                   return a.key == b.key;
-                 })) {
-    std::vector<std::pair<size_t, size_t>> all(desired.size());
-    for (size_t i = 0; i < all.size(); ++i)
-      all[i] = {i, i};
-    return all;
-  }
   std::unordered_map<uint64_t, std::vector<size_t>> where;
   where.reserve(kernel.size());
   for (size_t k = kernel.size(); k-- > 0;)
@@ -49,6 +40,16 @@ kept_rules(const std::vector<StateRule> &desired,
   return longest_increasing_run(pairs);
 }
 
+// Whether the two chains' rules are the same, in the same order.
+bool same_rules(const std::vector<StateRule> &desired,
+                const std::vector<StateRule> &kernel) {
+  return desired.size() == kernel.size() &&
+         std::equal(desired.begin(), desired.end(), kernel.begin(),
+                    [](const StateRule &a, const StateRule &b) {
+                      return a.key == b.key;
+                    });
+}
+
 DeltaOp op(DeltaKind kind, size_t chain, size_t rule = 0, uint64_t handle = 0) {
   return DeltaOp{kind, chain, rule, handle};
 }
@@ -58,13 +59,15 @@ DeltaOp op(DeltaKind kind, size_t chain, size_t rule = 0, uint64_t handle = 0) {
 std::optional<Delta> plan_delta(const TableState &desired,
                                 const TableState &kernel, bool counters) {
   // The kernel's chains by name.
-  std::unordered_map<std::string_view, size_t> by_name;
-  by_name.reserve(kernel.chains.size());
+  HashIndex by_name(kernel.chains.size());
   for (size_t i = 0; i < kernel.chains.size(); ++i)
-    by_name.emplace(kernel.chains[i].name, i);
+    by_name.put(hash64(kernel.chains[i].name), static_cast<uint32_t>(i));
   auto find_chain = [&](const std::string &name) -> const StateChain * {
-    auto it = by_name.find(name);
-    return it != by_name.end() ? &kernel.chains[it->second] : nullptr;
+    const HashIndex::Entry *e =
+        by_name.find(hash64(name), [&](const HashIndex::Entry &x) {
+          return kernel.chains[x.a].name == name;
+        });
+    return e != nullptr ? &kernel.chains[e->a] : nullptr;
   };
 
   Delta out;
@@ -113,6 +116,19 @@ std::optional<Delta> plan_delta(const TableState &desired,
     }
 
     const auto &krules = have->rules;
+    if (same_rules(want.rules, krules)) {
+      // (The common case of a reload: the chain stays as it was.)
+      for (size_t d = 0; d < krules.size(); ++d) {
+        const StateRule &r = want.rules[d], &k = krules[d];
+        handles[d] = k.handle;
+        if (counters && r.counters &&
+            (!k.counters || k.packets != r.packets || k.bytes != r.bytes))
+          additions.push_back(op(DeltaKind::rule_replace, c, d, k.handle));
+      }
+      counts.kept = krules.size();
+      out.chains.push_back(std::move(counts));
+      continue;
+    }
     const auto kept = kept_rules(want.rules, krules);
     std::vector<bool> stays(krules.size(), false);
     std::vector<size_t> kernel_of(want.rules.size(), SIZE_MAX);

@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "fastrestore/hash64.h"
+#include "fastrestore/hash_index.h"
 #include "fastrestore/nft_attrs.h"
 #include "fastrestore/nft_backend.h"
 #include "fastrestore/nft_dumper.h"
@@ -395,20 +396,30 @@ desired_table(const Batch &replacement,
   bool simple = true;
   size_t seen = 0;
   size_t chain = SIZE_MAX; // the chain of the last rule
-  std::unordered_map<std::string, size_t> chain_of;
-  chain_of.reserve(declared.size());
-  auto add_chain = [&](const std::string &name) {
+  // The chains by name (SIZE_MAX: none).
+  HashIndex chains(declared.size() + replacement.messages());
+  auto chain_of = [&](std::string_view name) -> size_t {
+    const HashIndex::Entry *e =
+        chains.find(hash64(name), [&](const HashIndex::Entry &x) {
+          return out.state.chains[x.a].name == name;
+        });
+    return e != nullptr ? e->a : SIZE_MAX;
+  };
+  auto add_chain = [&](std::string_view name) {
+    const size_t c = out.state.chains.size();
     out.state.chains.emplace_back().name = name;
+    chains.put(hash64(name), static_cast<uint32_t>(c));
     out.chain_messages.emplace_back();
     out.chain_index.push_back(SIZE_MAX);
     out.rule_messages.emplace_back();
     out.rule_index.emplace_back();
     out.rule_lines.emplace_back();
+    return c;
   };
   for (std::string_view name : declared) {
-    if (!chain_of.emplace(std::string(name), out.state.chains.size()).second)
+    if (chain_of(name) != SIZE_MAX)
       return std::nullopt;
-    add_chain(std::string(name));
+    add_chain(name);
   }
   const size_t unmade = declared.size(); // chains [0, unmade)
   replacement.each_message([&](std::string_view m, size_t index) {
@@ -425,15 +436,14 @@ desired_table(const Batch &replacement,
     if (type == NFT_MSG_NEWCHAIN) {
       std::string table;
       KernelChain kc = parse_chain(header(m), &table);
-      auto [at, made_now] = chain_of.emplace(kc.name, out.state.chains.size());
-      const size_t c = at->second;
-      if (c < unmade) {
+      size_t c = chain_of(kc.name);
+      if (c != SIZE_MAX && c < unmade) {
         simple = false; // made or changed after all
         return;
       }
-      if (made_now) {
+      if (c == SIZE_MAX) {
+        c = add_chain(kc.name);
         out.allocations.push_back({index, c, SIZE_MAX});
-        add_chain(kc.name);
       }
       StateChain &sc = out.state.chains[c];
       const StateChain made = state_chain(kc);
@@ -462,12 +472,11 @@ desired_table(const Batch &replacement,
       return;
     }
     if (chain == SIZE_MAX || out.state.chains[chain].name != name) {
-      auto it = chain_of.find(std::string(name));
-      if (it == chain_of.end()) {
+      chain = chain_of(name);
+      if (chain == SIZE_MAX) {
         simple = false; // a rule in a chain the batch does not make
         return;
       }
-      chain = it->second;
     }
     const StateRule r = batch_rule(replacement, m, index);
     out.allocations.push_back(

@@ -1,0 +1,62 @@
+// Entries found by a 64-bit hash (hash64 of a line or of a chain's name):
+// an open-addressing table whose slot is the hash's low bits, without an
+// allocation per entry. An incremental reload looks up each of 100,000s
+// of lines and 10,000s of chain names; maps of nodes allocated and freed
+// one per entry, a tenth of such a reload.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace fastrestore {
+
+class HashIndex {
+public:
+  struct Entry {
+    uint64_t hash; // 0: a free slot
+    uint32_t a, b; // the caller's (a chain and a rule, say)
+  };
+
+  HashIndex() = default;
+  // Room for `n` entries (at least twice as many slots).
+  explicit HashIndex(size_t n) {
+    size_t size = 16;
+    while (size < 2 * n)
+      size *= 2;
+    slots_.assign(size, Entry{0, 0, 0});
+  }
+
+  // Adds an entry (one with hash 0 is left out); entries of one hash are
+  // found in the order they were put.
+  void put(uint64_t hash, uint32_t a, uint32_t b = 0) {
+    if (hash == 0 || slots_.empty())
+      return;
+    const size_t mask = slots_.size() - 1;
+    size_t i = hash & mask;
+    while (slots_[i].hash != 0)
+      i = (i + 1) & mask;
+    slots_[i] = Entry{hash, a, b};
+  }
+
+  // The first entry of `hash` that `is` takes (nullptr: none).
+  template <typename Pred> const Entry *find(uint64_t hash, Pred is) const {
+    if (hash == 0 || slots_.empty())
+      return nullptr;
+    const size_t mask = slots_.size() - 1;
+    for (size_t i = hash & mask; slots_[i].hash != 0; i = (i + 1) & mask)
+      if (slots_[i].hash == hash && is(slots_[i]))
+        return &slots_[i];
+    return nullptr;
+  }
+  const Entry *find(uint64_t hash) const {
+    return find(hash, [](const Entry &) { return true; });
+  }
+
+  bool empty() const { return slots_.empty(); }
+
+private:
+  std::vector<Entry> slots_;
+};
+
+} // namespace fastrestore
