@@ -31,9 +31,7 @@ public:
 
   // Parses the block's kept lines again, as they were first parsed, into
   // `sink` (a block they leave open is finished at the last of them).
-  // With `offer`, each line is offered to sink.takes_unparsed first, as
-  // the driver offers it.
-  virtual void reread(BlockSink &sink, bool offer = false) const = 0;
+  virtual void reread(BlockSink &sink) const = 0;
   // Parses the table line and the `k` lines after it, then a COMMIT at
   // the block's last line, into `sink`.
   virtual void reread_prefix(BlockSink &sink, int k) const = 0;

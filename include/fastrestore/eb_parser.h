@@ -33,7 +33,7 @@ public:
   Command parse(std::vector<Token> &words, const std::string &table, int line,
                 std::string_view source,
                 const std::pair<uint64_t, uint64_t> *counters) override;
-  void announce_chain(const std::string &name) override;
+  void announce_chain(std::string_view name) override;
   Family family() const override { return Family::bridge; }
 };
 

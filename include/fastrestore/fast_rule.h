@@ -29,7 +29,7 @@ public:
 
   // A chain name: "-j NAME" then jumps to it (as libxtables does for an
   // announced chain).
-  void announce_chain(const std::string &name) { chains_.insert(name); }
+  void announce_chain(std::string_view name) { chains_.emplace(name); }
   const std::unordered_set<std::string> &chains() const { return chains_; }
 
   // From the words split_words made of a line.

@@ -116,11 +116,13 @@ public:
   // them); throws Error when the entry is refused; returns false when the
   // block needs plan_block.
   bool add(Block::Entry &&entry, std::vector<Op> &out);
-  // A table replacement's declaration of user chain `name` that the
-  // writer took without parsing (the kernel has the chain, and the
-  // journal knows it): later commands may name the chain, and nothing is
-  // planned for it.
-  void declared_unparsed(const std::string &name) { known_.insert(name); }
+  // A table replacement's declarations of user chains that the writer
+  // takes without parsing (the kernel has the chains, and the journal
+  // knows them), asked by name: later commands may name such a chain,
+  // and nothing is planned for it.
+  void declared_unparsed(std::function<bool(std::string_view)> declared) {
+    declared_unparsed_ = std::move(declared);
+  }
 
 private:
   void ensure_base(const Command &cmd, std::vector<Op> &out);
@@ -164,8 +166,13 @@ private:
   Family family_;
   bool noflush_, counters_;
   KernelAccess kernel_;
+  // Whether chain `name` exists now (the block made or declared it); and
+  // making it so, true when it did not.
+  bool known(const std::string &name) const;
+  bool make_known(const std::string &name);
   std::unordered_set<std::string> known_; // chains that exist now
-  std::set<std::string> kernel_chains_;   // --noflush: the kernel's, found
+  std::function<bool(std::string_view)> declared_unparsed_; // and these
+  std::set<std::string> kernel_chains_; // --noflush: the kernel's, found
   uint32_t next_id_ = 0;
   std::optional<std::map<std::string, Chain>> model_;
   std::vector<std::string> model_order_; // chain order, for -F / -X

@@ -40,7 +40,7 @@ public:
     return false;
   }
   // A chain declared in the input: "-j NAME" jumps to it.
-  virtual void announce_chain(const std::string &name) = 0;
+  virtual void announce_chain(std::string_view name) = 0;
   virtual Family family() const = 0;
 };
 

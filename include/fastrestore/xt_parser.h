@@ -51,7 +51,7 @@ public:
 
   // Tells libxtables a name is a chain, so -j NAME never tries to load a
   // plugin of that name.
-  void announce_chain(const std::string &name) override;
+  void announce_chain(std::string_view name) override;
 
   Family family() const override { return family_; }
 

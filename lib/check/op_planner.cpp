@@ -26,9 +26,18 @@ OpPlanner::OpPlanner(const std::string &table, bool noflush, bool counters,
     fail({}, "table name '" + table + "' invalid", ExitCode::parameter);
 }
 
+bool OpPlanner::known(const std::string &name) const {
+  return known_.count(name) != 0 ||
+         (declared_unparsed_ && declared_unparsed_(name));
+}
+
+bool OpPlanner::make_known(const std::string &name) {
+  return !(declared_unparsed_ && declared_unparsed_(name)) &&
+         known_.insert(name).second;
+}
+
 void OpPlanner::ensure_base(const Command &cmd, std::vector<Op> &out) {
-  if (!find_builtin_chain(*table_, cmd.chain) ||
-      !known_.insert(cmd.chain).second)
+  if (!find_builtin_chain(*table_, cmd.chain) || !make_known(cmd.chain))
     return;
   // With --noflush a base chain the kernel already has is left alone:
   // sending it again registers its hook again, about 15 ms in the kernel
@@ -91,7 +100,7 @@ bool OpPlanner::add(Block::Entry &&e, std::vector<Op> &out) {
         op.chain.packets = d.packets;
         op.chain.bytes = d.bytes;
       }
-      known_.insert(d.name);
+      make_known(d.name);
       if (noflush_) {
         record(Event::create, d.name);
         if (op.chain.policy)
@@ -101,10 +110,10 @@ bool OpPlanner::add(Block::Entry &&e, std::vector<Op> &out) {
     } else if (noflush_) {
       // Created if missing, flushed if present.
       out.push_back(chain_op(OpKind::chain_restore, d.name, d.loc, *table_));
-      known_.insert(d.name);
+      make_known(d.name);
       record(Event::create, d.name);
       record(Event::flush, d.name);
-    } else if (known_.insert(d.name).second) {
+    } else if (make_known(d.name)) {
       out.push_back(chain_op(OpKind::chain_create, d.name, d.loc, *table_));
     } else {
       // Declaring a chain again flushes it.
@@ -128,14 +137,14 @@ bool OpPlanner::plan_replace(Command &cmd, std::vector<Op> &out) {
       return false;
     check_jumps(cmd);
     ensure_base(cmd, out);
-    if (!known_.count(cmd.chain))
+    if (!known(cmd.chain))
       no_such_chain(cmd.loc);
     add_rules(cmd, out);
     return true;
   case CommandKind::new_chain:
-    if (known_.count(cmd.chain) || find_builtin_chain(*table_, cmd.chain))
+    if (known(cmd.chain) || find_builtin_chain(*table_, cmd.chain))
       chain_exists(cmd.loc);
-    known_.insert(cmd.chain);
+    make_known(cmd.chain);
     out.push_back(chain_op(OpKind::chain_create, cmd.chain, cmd.loc, *table_));
     return true;
   case CommandKind::policy:
@@ -145,7 +154,7 @@ bool OpPlanner::plan_replace(Command &cmd, std::vector<Op> &out) {
     if (cmd.chain.empty())
       return false;
     ensure_base(cmd, out); // -F of a base chain creates it, as in iptables
-    if (!known_.count(cmd.chain))
+    if (!known(cmd.chain))
       no_such_chain(cmd.loc);
     out.push_back(chain_op(OpKind::chain_flush, cmd.chain, cmd.loc, *table_));
     return true;
@@ -159,7 +168,7 @@ bool OpPlanner::plan_replace(Command &cmd, std::vector<Op> &out) {
 void OpPlanner::plan_policy(const Command &cmd, std::vector<Op> &out) {
   Op op = chain_op(OpKind::chain_update, cmd.chain, cmd.loc, *table_);
   op.chain.policy = check::checked_policy(*table_, cmd);
-  if (known_.insert(cmd.chain).second && noflush_)
+  if (make_known(cmd.chain) && noflush_)
     record(Event::create, cmd.chain);
   if (noflush_)
     record(Event::policy, cmd.chain, *op.chain.policy);
@@ -169,7 +178,7 @@ void OpPlanner::plan_policy(const Command &cmd, std::vector<Op> &out) {
 void OpPlanner::require_chain(const Command &cmd) {
   // --noflush into a user chain the block has not made: the kernel's, or
   // refused as iptables-nft refuses it (not left to the kernel).
-  if (find_builtin_chain(*table_, cmd.chain) || known_.count(cmd.chain) ||
+  if (find_builtin_chain(*table_, cmd.chain) || known(cmd.chain) ||
       kernel_chains_.count(cmd.chain))
     return;
   if (kernel_.chain_exists && !chain_exists_now(cmd.chain))
@@ -183,7 +192,7 @@ void OpPlanner::check_jumps(const Command &cmd) {
   // then. With --noflush it may be the kernel's: asked once per chain.
   for (const auto &r : cmd.rules) {
     if (!jumps(r) || find_builtin_chain(*table_, r.jump_chain) ||
-        known_.count(r.jump_chain) || kernel_chains_.count(r.jump_chain))
+        known(r.jump_chain) || kernel_chains_.count(r.jump_chain))
       continue;
     if (noflush_ && (!kernel_.chain_exists || chain_exists_now(r.jump_chain))) {
       kernel_chains_.insert(r.jump_chain);

@@ -4,13 +4,10 @@ namespace fastrestore {
 
 void reparse_block(const BlockText &text, RuleParser &xt,
                    const ParseOptions &opts, BlockSink &sink, int last,
-                   int commit_at, bool offer) {
+                   int commit_at) {
   RestoreParser again(xt, opts, sink);
-  text.each(text.first(), last, [&](std::string_view line, int n) {
-    if (offer && again.hand_over(line, n, sink))
-      return;
-    again.feed(line, n);
-  });
+  text.each(text.first(), last,
+            [&](std::string_view line, int n) { again.feed(line, n); });
   if (commit_at > 0)
     again.feed("COMMIT", commit_at);
   else if (again.in_table())

@@ -12,10 +12,9 @@ namespace fastrestore {
 // Feeds lines text.first()..last into `sink` through a new RestoreParser.
 // With commit_at > 0 a COMMIT line numbered commit_at follows them;
 // otherwise a block they leave open (the next table line or the end of the
-// input ended it) is finished at `last`. With `offer`, a line of the block
-// is offered to sink.takes_unparsed before the parser sees it.
+// input ended it) is finished at `last`.
 void reparse_block(const BlockText &text, RuleParser &xt,
                    const ParseOptions &opts, BlockSink &sink, int last,
-                   int commit_at = 0, bool offer = false);
+                   int commit_at = 0);
 
 } // namespace fastrestore

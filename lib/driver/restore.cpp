@@ -44,12 +44,12 @@ public:
        const std::function<void(std::string_view, int)> &fn) const override {
     text_.each(from, to, fn);
   }
-  void reread(BlockSink &sink, bool offer) const override {
+  void reread(BlockSink &sink) const override {
     // --optimize: the block as it was sent, each run as its set's rule.
     std::unique_ptr<BlockSink> replay =
         optimize_ != nullptr ? optimize_->replay(sink) : nullptr;
     reparse_block(text_, xt_, opts_, replay ? *replay : sink,
-                  first() + count() - 1, 0, offer);
+                  first() + count() - 1);
   }
   void set_optimize(const OptimizeSink *optimize) { optimize_ = optimize; }
   void reread_prefix(BlockSink &sink, int k) const override {

@@ -23,8 +23,8 @@ EbParser::~EbParser() = default;
 
 // Kept here rather than announced to libxtables, whose 512-bucket hash of
 // chain names grows quadratic with many chains.
-void EbParser::announce_chain(const std::string &name) {
-  eb::g_chains.insert(name);
+void EbParser::announce_chain(std::string_view name) {
+  eb::g_chains.emplace(name);
 }
 
 // The table does not change how an ebtables line parses (the chain checks

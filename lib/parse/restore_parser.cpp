@@ -222,7 +222,7 @@ bool RestoreParser::hand_over(std::string_view line, int lineno,
     return true;
   const BuiltinTable *t = find_builtin_table(table_, xt_.family());
   if (find_builtin_chain(*t, name) == nullptr)
-    xt_.announce_chain(std::string(name));
+    xt_.announce_chain(name);
   return true;
 }
 

@@ -43,7 +43,7 @@ XtParser::~XtParser() = default;
 // libxtables keeps announced chains in a 512-bucket hash (a million
 // chains would cost minutes of strcmp): the chains are kept here instead
 // and looked up before libxtables is asked for a target.
-void XtParser::announce_chain(const std::string &name) {
+void XtParser::announce_chain(std::string_view name) {
   // A name with white space (legacy declares one) can never be jumped to:
   // -j refuses it as a target name, so the scanner must not take it.
   if (!has_white_space(name))

@@ -153,18 +153,18 @@ public:
     needs_model_ = false;
     planner_read_ = false;
     refusals_.clear();
-    if (incremental_)
+    if (incremental_) {
       incremental_->begin(table, loc, incremental());
+      // (--noflush asks the kernel for a chain it does not know.)
+      if (!cfg_.noflush)
+        planner_->declared_unparsed([this](std::string_view chain) {
+          return incremental_->declared_unparsed(chain);
+        });
+    }
   }
 
   bool takes_unparsed(std::string_view line, int lineno) override {
-    std::string_view declared;
-    if (!incremental_ || !incremental_->takes_unparsed(line, lineno, declared))
-      return false;
-    // (--noflush asks the kernel for a chain it does not know.)
-    if (!declared.empty() && !cfg_.noflush)
-      planner_->declared_unparsed(std::string(declared));
-    return true;
+    return incremental_ && incremental_->takes_unparsed(line, lineno);
   }
 
   void declare(ChainDecl &&d) override {

@@ -13,6 +13,7 @@
 
 #include "fastrestore/delta.h"
 #include "fastrestore/hash64.h"
+#include "fastrestore/hash_index.h"
 #include "fastrestore/name_lookups.h"
 #include "fastrestore/nft_backend.h"
 #include "fastrestore/parse_fingerprint.h"
@@ -24,7 +25,6 @@ namespace fastrestore::nft {
 namespace {
 
 class Incremental : public IncrementalBlock {
-  struct KnownLine; // a line the journal knows
 
 public:
   Incremental(const RestoreConfig &cfg, Transport *transport,
@@ -43,24 +43,23 @@ public:
     begin_journal(on);
   }
 
-  bool takes_unparsed(std::string_view line, int lineno,
-                      std::string_view &declared) override {
+  bool takes_unparsed(std::string_view line, int lineno) override {
+    // The whole block may be the one recorded: its lines are hashed as
+    // they go by (the record's lines taken unparsed all the same, so
+    // that another block needs no second reading).
+    uint64_t hash = 0;
     if (speculating_) {
-      // The whole block may be the one recorded: its lines are hashed,
-      // not parsed (the rest, comments and the like, are parsed).
-      if (!block_line(line))
-        return false;
-      speculation_.hash = hash64(line, speculation_.hash);
-      ++speculation_.lines;
-      ++phase_stats().unparsed;
-      if (line.compare(0, 3, "-A ") == 0)
-        ++phase_stats().rules;
-      return true;
+      if (block_line(line)) {
+        hash = remember_hash(lineno, line);
+        speculation_.hash = fold_block(speculation_.hash, hash);
+      } else if (says_something(line)) {
+        speculation_.broken = true; // not hashed, and parsed
+      }
     }
     if (known_lines_.empty() || needs_model_)
       return false;
     if (!line.empty() && line.front() == ':')
-      return take_declaration(line, lineno, declared);
+      return take_declaration(line, lineno);
     if (line.size() < 4 || line.compare(0, 3, "-A ") != 0)
       return false;
     // --noflush: a rule appended to a chain the block has not emptied is
@@ -70,18 +69,24 @@ public:
       if (!emptied_.count(hash64(rest.substr(0, rest.find_first_of(" \t")))))
         return false;
     }
-    const KnownLine *known = find_line(hash64(line));
+    const HashIndex::Entry *known =
+        known_lines_.find(hash != 0 ? hash : remember_hash(lineno, line));
     if (known == nullptr)
       return false;
-    unparsed_.push_back({lineno, known->chain, known->rule});
+    unparsed_.push_back({lineno, known->a, known->b});
     ++phase_stats().rules;
     ++phase_stats().unparsed;
     return true;
   }
 
+  bool declared_unparsed(std::string_view chain) const override {
+    if (declared_.empty() || !journal_state_)
+      return false;
+    const uint32_t c = journal_chain(*journal_state_, chain);
+    return c != kNone && declared_[c];
+  }
+
   void note_entry(int line) override {
-    if (speculating_)
-      speculation_.broken = true; // a line that says something, parsed
     if (journal_ != nullptr) {
       // A line whose parsing looked a host name up is parsed every time.
       const uint64_t lookups = host_lookups();
@@ -93,7 +98,7 @@ public:
   }
 
   void note_op(const Op &op) override {
-    if (!known_lines_.empty())
+    if (!known_lines_.empty() && cfg_.noflush)
       note_emptied(op);
   }
 
@@ -161,16 +166,14 @@ private:
       speculating_ = false;
       if (!speculation_.broken && speculation_.hash == journal_state_->block) {
         // The block the record was made by, which leaves the table as it
-        // is: nothing to parse, plan or send.
+        // is: nothing to plan or send.
         stats.incremental = "nothing";
         stats.kept = journal_state_->rule_count();
         stats.state_source = "the journal";
         journal_state_.reset();
         return;
       }
-      phase_stats().unparsed -= speculation_.lines;
-      parse_again(false);
-      return;
+      new_block_ = true; // its own hash goes in the record
     }
     const uint32_t generation = generation_();
     std::optional<TableState> kernel;
@@ -186,7 +189,7 @@ private:
       // block is parsed whole again.
       if (!unparsed_.empty() && !needs_model_ &&
           !(want && (cfg_.noflush || take_unparsed(*want, *kernel)))) {
-        parse_again(true, &kernel);
+        parse_again(&kernel);
         return;
       }
     } else {
@@ -222,13 +225,13 @@ private:
     const bool partial = !unparsed_.empty() && !needs_model_;
     if (delta && !has_messages(*delta, *want)) {
       if (partial) {
-        parse_again(true, &kernel);
+        parse_again(&kernel);
         return;
       }
       delta.reset(); // --noflush: a kernel rule the delta cannot keep
     }
     if (partial && !delta) {
-      parse_again(true, &kernel);
+      parse_again(&kernel);
       return;
     }
     if (!delta) {
@@ -267,7 +270,7 @@ private:
         // otherwise the block goes whole, and its errors, if any, are a
         // full restore's (the changes may fail on more, or other, lines).
         if (partial) {
-          parse_again(true, &kernel);
+          parse_again(&kernel);
           return;
         }
         if (cfg_.noflush)
@@ -498,11 +501,15 @@ private:
   // unparsed (takes_unparsed).
   void begin_journal(bool on) {
     speculating_ = false;
+    if (!parse_all_) {
+      new_block_ = false; // a block read for the first time
+      line_hashes_.clear();
+    }
     journal_state_.reset();
-    known_lines_.clear();
+    known_lines_ = HashIndex();
     unparsed_.clear();
     emptied_.clear();
-    journal_chains_.clear();
+    journal_chains_ = HashIndex();
     declared_.clear();
     looked_up_.clear();
     want_fingerprint_current_ = true;
@@ -525,47 +532,29 @@ private:
       want_fingerprint_current_ = false;
       return;
     }
-    if (journal_state_->block != 0 && !parse_all_ && !no_speculation_ &&
-        !cfg_.verbose) {
-      speculating_ = true;
-      speculation_ = Speculation{block_seed(), 0, false};
-      return;
-    }
     // -v prints every rule: every line is parsed.
     if (parse_all_ || cfg_.verbose)
       return;
-    // An open-addressing table of at least twice the rules (line hashes
-    // are hashes already: their low bits are the slot).
+    if (journal_state_->block != 0) {
+      speculating_ = true;
+      speculation_ = Speculation{block_seed(), false};
+    }
     const auto &chains = journal_state_->chains;
-    size_t slots = 16;
-    while (slots < 2 * journal_state_->rule_count())
-      slots *= 2;
-    known_lines_.assign(slots, KnownLine{0, 0, 0});
+    known_lines_ = HashIndex(journal_state_->rule_count());
     for (uint32_t c = 0; c < chains.size(); ++c)
-      for (uint32_t r = 0; r < chains[c].rules.size(); ++r) {
-        const uint64_t h = chains[c].rules[r].line;
-        if (h == 0)
-          continue;
-        size_t i = h & (slots - 1);
-        while (known_lines_[i].line != 0 && known_lines_[i].line != h)
-          i = (i + 1) & (slots - 1);
-        if (known_lines_[i].line == 0)
-          known_lines_[i] = {h, c, r};
-      }
-    // The user chains a declaration may name unparsed.
-    journal_chains_.reserve(chains.size());
+      for (uint32_t r = 0; r < chains[c].rules.size(); ++r)
+        known_lines_.put(chains[c].rules[r].line, c, r);
+    journal_chains_ = HashIndex(chains.size());
     for (uint32_t c = 0; c < chains.size(); ++c)
-      if (!chains[c].base)
-        journal_chains_.emplace(hash64(chains[c].name), c);
+      journal_chains_.put(hash64(chains[c].name), c);
     declared_.assign(chains.size(), false);
   }
 
   // `:chain - [p:b]` (or `:chain -`) of a user chain the record holds,
-  // taken unparsed (its name in `declared`): --noflush flushes the chain,
+  // taken unparsed (declared_unparsed tells): --noflush flushes the chain,
   // which exists; a replacement makes it (desired_table). A replacement's
   // second declaration of a chain (a flush) is parsed.
-  bool take_declaration(std::string_view line, int lineno,
-                        std::string_view &declared) {
+  bool take_declaration(std::string_view line, int lineno) {
     const size_t end = line.find(' ');
     if (end == std::string_view::npos || end < 2)
       return false;
@@ -576,16 +565,15 @@ private:
     rest.remove_prefix(2);
     if (!rest.empty() && !counters_text(rest))
       return false;
-    auto it = journal_chains_.find(hash64(name));
-    if (it == journal_chains_.end() ||
-        journal_state_->chains[it->second].name != name)
+    const uint32_t c = journal_chain(*journal_state_, name);
+    if (c == kNone || journal_state_->chains[c].base)
       return false;
-    if (!cfg_.noflush && declared_[it->second])
+    if (!cfg_.noflush && declared_[c])
       return false;
-    declared_[it->second] = true;
-    declared = name;
-    unparsed_.push_back({lineno, it->second, kDeclared});
-    emptied_.insert(hash64(name));
+    declared_[c] = true;
+    unparsed_.push_back({lineno, c, kDeclared});
+    if (cfg_.noflush)
+      emptied_.insert(hash64(name));
     ++phase_stats().unparsed;
     return true;
   }
@@ -604,14 +592,27 @@ private:
            digits(s.substr(colon + 1));
   }
 
-  const KnownLine *find_line(uint64_t h) const {
-    if (h == 0)
-      return nullptr;
-    const size_t mask = known_lines_.size() - 1;
-    for (size_t i = h & mask; known_lines_[i].line != 0; i = (i + 1) & mask)
-      if (known_lines_[i].line == h)
-        return &known_lines_[i];
-    return nullptr;
+  // hash64 of the block's line `lineno`, kept for note_lines.
+  uint64_t remember_hash(int lineno, std::string_view line) {
+    const uint64_t h = hash64(line);
+    const size_t i = static_cast<size_t>(lineno - loc_.line);
+    if (lineno >= loc_.line) {
+      if (line_hashes_.size() <= i)
+        line_hashes_.resize(i + 1, 0);
+      line_hashes_[i] = h;
+    }
+    return h;
+  }
+
+  // The chain of the journal's record `journal` named `name` (kNone:
+  // none), by journal_chains_.
+  uint32_t journal_chain(const TableState &journal,
+                         std::string_view name) const {
+    const HashIndex::Entry *e =
+        journal_chains_.find(hash64(name), [&](const HashIndex::Entry &x) {
+          return journal.chains[x.a].name == name;
+        });
+    return e != nullptr ? e->a : kNone;
   }
 
   uint64_t fingerprint() {
@@ -626,26 +627,55 @@ private:
   // a chain the block no longer declares keeps the kernel from deleting
   // that chain: the batch is refused, and the block parsed whole.)
   bool take_unparsed(DesiredTable &want, const TableState &journal) {
-    std::unordered_map<std::string_view, size_t> chain_of;
-    chain_of.reserve(want.state.chains.size());
-    for (size_t c = 0; c < want.state.chains.size(); ++c)
-      chain_of.emplace(want.state.chains[c].name, c);
-    std::vector<std::vector<const Unparsed *>> extra(want.state.chains.size());
+    // Each journal chain's place in `want` (SIZE_MAX: none).
+    std::vector<size_t> want_of(journal.chains.size(), SIZE_MAX);
+    for (size_t c = 0; c < want.state.chains.size(); ++c) {
+      const uint32_t j = journal_chain(journal, want.state.chains[c].name);
+      if (j != kNone)
+        want_of[j] = c;
+    }
+    // The rule lines taken unparsed, by chain of `want` in line order:
+    // chain c's are taken[from[c]] to taken[from[c + 1]].
+    std::vector<size_t> from(want.state.chains.size() + 1, 0);
     for (const Unparsed &u : unparsed_) {
       if (u.rule == kDeclared)
         continue; // made by desired_table
-      auto it = chain_of.find(journal.chains[u.chain].name);
-      if (it == chain_of.end())
+      if (want_of[u.chain] == SIZE_MAX)
         return false;
-      extra[it->second].push_back(&u);
+      ++from[want_of[u.chain] + 1];
     }
-    for (size_t c = 0; c < extra.size(); ++c) {
-      if (extra[c].empty())
+    for (size_t c = 1; c < from.size(); ++c)
+      from[c] += from[c - 1];
+    std::vector<const Unparsed *> taken(from.back());
+    {
+      std::vector<size_t> next(from.begin(), from.end() - 1);
+      for (const Unparsed &u : unparsed_)
+        if (u.rule != kDeclared)
+          taken[next[want_of[u.chain]]++] = &u;
+    }
+    for (size_t c = 0; c + 1 < from.size(); ++c) {
+      const auto extra =
+          std::make_pair(taken.begin() + from[c], taken.begin() + from[c + 1]);
+      if (extra.first == extra.second)
         continue;
       auto &rules = want.state.chains[c].rules;
       auto &messages = want.rule_messages[c];
       auto &index = want.rule_index[c];
       auto &lines = want.rule_lines[c];
+      if (rules.empty()) {
+        // (The common case: no rule of the chain parsed.)
+        const size_t n = static_cast<size_t>(extra.second - extra.first);
+        rules.resize(n);
+        messages.resize(n);
+        index.assign(n, SIZE_MAX);
+        lines.resize(n);
+        for (size_t i = 0; i < n; ++i) {
+          const Unparsed *u = extra.first[i];
+          rules[i].key = journal.chains[u->chain].rules[u->rule].key;
+          lines[i] = u->line;
+        }
+        continue;
+      }
       std::vector<StateRule> r2;
       std::vector<std::string_view> m2;
       std::vector<size_t> i2;
@@ -658,7 +688,8 @@ private:
         l2.push_back(lines[p]);
         ++p;
       };
-      for (const Unparsed *u : extra[c]) {
+      for (auto u_at = extra.first; u_at != extra.second; ++u_at) {
+        const Unparsed *u = *u_at;
         while (p < rules.size() && lines[p] < u->line)
           take_parsed();
         StateRule r;
@@ -691,35 +722,25 @@ private:
   }
 
   // The block read and parsed again, every line, through this writer.
-  // With `every_line` false, lines the journal knows are still taken
-  // unparsed, but the whole block is not (after a block that is not the
-  // one recorded: its own hash then goes in the record even when nothing
-  // changed).
   // `journal`: the journal's record of the table, taken from
   // journal_state_ for the commit (the reading again keeps it, decoded,
   // while the generation is the one it was loaded for).
-  void parse_again(bool every_line = true,
-                   std::optional<TableState> *journal = nullptr) {
+  void parse_again(std::optional<TableState> *journal = nullptr) {
     carried_ = std::move(journal != nullptr ? *journal : journal_state_);
     carried_generation_ = loaded_generation_;
     phase_stats().unparsed -= unparsed_.size();
     // The block's rules are those its first reading counted.
     const uint64_t rules = phase_stats().rules;
     batch_.reset();
-    const bool was_new = new_block_;
-    parse_all_ = every_line;
-    no_speculation_ = true;
-    new_block_ = was_new || !every_line;
+    parse_all_ = true;
     try {
-      text_.reread(writer_, !every_line);
+      text_.reread(writer_);
     } catch (...) {
       carried_.reset();
-      parse_all_ = no_speculation_ = false;
-      new_block_ = was_new;
+      parse_all_ = false;
       throw;
     }
-    parse_all_ = no_speculation_ = false;
-    new_block_ = was_new;
+    parse_all_ = false;
     carried_.reset();
     phase_stats().rules = rules;
   }
@@ -729,6 +750,17 @@ private:
   // aside).
   static bool block_line(std::string_view l) {
     return !l.empty() && (l[0] == '-' || l[0] == ':' || l[0] == '[');
+  }
+
+  // A line other than a blank one or a comment.
+  static bool says_something(std::string_view l) {
+    return l.find_first_not_of(" \t") != std::string_view::npos &&
+           l.front() != '#';
+  }
+
+  // The block's hash continued over a line's hash (hash64 of the line).
+  static uint64_t fold_block(uint64_t block, uint64_t line) {
+    return mix64(block ^ line) + 0x9e3779b97f4a7c15ULL;
   }
 
   // Whether a rule or chain of `want` is given counters (-c).
@@ -768,13 +800,16 @@ private:
     text_.each(first, last, [&](std::string_view l, int n) {
       if (n < first || n - first >= static_cast<int>(hashes.size()))
         return;
-      hashes[static_cast<size_t>(n - first)] = hash64(l);
+      const size_t k = static_cast<size_t>(n - loc_.line);
+      hashes[static_cast<size_t>(n - first)] =
+          n >= loc_.line && k < line_hashes_.size() && line_hashes_[k] != 0
+              ? line_hashes_[k]
+              : hash64(l);
       if (n == first || n == last)
         return;
       if (block_line(l))
-        block = hash64(l, block);
-      else if (l.find_first_not_of(" \t") != std::string_view::npos &&
-               l.front() != '#')
+        block = fold_block(block, hashes[static_cast<size_t>(n - first)]);
+      else if (says_something(l))
         whole = false;
     });
     want.state.block = whole ? block : 0;
@@ -843,24 +878,24 @@ private:
   uint32_t carried_generation_ = 0;
   std::optional<uint64_t> fingerprint_;
   bool want_fingerprint_current_ = true; // the record's is this process's
-  // The line hashes the record knows, with their journal rule (an
-  // open-addressing table; empty when no line may be taken unparsed).
-  struct KnownLine {
-    uint64_t line;
-    uint32_t chain, rule;
-  };
-  std::vector<KnownLine> known_lines_;
+  // The line hashes the record knows, each with its chain and rule (empty
+  // when no line may be taken unparsed).
+  HashIndex known_lines_;
   struct Unparsed {
     int line;
     uint32_t chain, rule; // in journal_state_
   };
   std::vector<Unparsed> unparsed_; // lines taken unparsed, in order
+  // The hashes of the block's lines hashed while it was read (by line,
+  // from the table line; 0: not hashed).
+  std::vector<uint64_t> line_hashes_;
   // record_sets: recorded with the table (the --optimize sink gives them
   // for each block, again when a retry reads the block again).
   std::vector<StateSet> sets_;
-  static constexpr uint32_t kDeclared = UINT32_MAX;       // Unparsed::rule of a
-                                                          // declaration
-  std::unordered_map<uint64_t, uint32_t> journal_chains_; // by name hash
+  static constexpr uint32_t kDeclared = UINT32_MAX; // Unparsed::rule of a
+                                                    // declaration
+  static constexpr uint32_t kNone = UINT32_MAX; // journal_chain: no such chain
+  HashIndex journal_chains_;             // the record's chains by name hash
   std::vector<bool> declared_;           // journal chains declared unparsed
   std::unordered_set<uint64_t> emptied_; // note_emptied
   bool parse_all_ = false;               // parse_again: no line taken unparsed
@@ -868,13 +903,11 @@ private:
   // the block's lines are taken unparsed and hashed until COMMIT shows
   // whether it is that block; if not, it is parsed again.
   bool speculating_ = false;
-  bool no_speculation_ = false; // parsing the block again
-  bool new_block_ = false;      // ... because it is not the one recorded
+  bool new_block_ = false; // the block is not the one recorded
   struct Speculation {
     uint64_t hash;
-    size_t lines;
-    bool broken; // a line that says something went to the parser
-  } speculation_{0, 0, false};
+    bool broken; // a line that says something went unhashed
+  } speculation_{0, false};
   uint64_t seen_lookups_ = 0;
   std::set<int> looked_up_; // lines whose parsing looked a host name up
 };

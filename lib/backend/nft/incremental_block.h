@@ -30,10 +30,11 @@ public:
   // (else the block's journal state is only cleared).
   virtual void begin(const std::string &table, const Location &loc,
                      bool on) = 0;
-  // BlockSink::takes_unparsed for the writer; a declaration of a user
-  // chain taken sets `declared` to the chain's name (else empty).
-  virtual bool takes_unparsed(std::string_view line, int lineno,
-                              std::string_view &declared) = 0;
+  // BlockSink::takes_unparsed for the writer.
+  virtual bool takes_unparsed(std::string_view line, int lineno) = 0;
+  // Whether the block so far declared user chain `chain` on a line taken
+  // unparsed.
+  virtual bool declared_unparsed(std::string_view chain) const = 0;
   // An entry of the block at input line `line` goes to the planner.
   virtual void note_entry(int line) = 0;
   // An operation the planner made of it.

@@ -61,7 +61,7 @@ void JournalKeeper::ask_echo(Batch &batch,
 
 bool JournalKeeper::record(Transport &transport, uint32_t family,
                            const std::string &table, uint32_t before,
-                           bool committed, const DesiredTable *want,
+                           bool committed, DesiredTable *want,
                            const std::vector<std::vector<uint64_t>> *kept,
                            const std::vector<Allocation> &made,
                            std::string *why) {
@@ -80,18 +80,13 @@ bool JournalKeeper::record(Transport &transport, uint32_t family,
   if (want == nullptr)
     return journal_.record(family, table, before, after, nullptr, now, why);
 
-  TableState state;
-  state.fingerprint = want->state.fingerprint;
-  state.block = want->state.block;
-  state.sets = want->state.sets;
-  state.chains.reserve(want->state.chains.size());
-  for (size_t c = 0; c < want->state.chains.size(); ++c) {
-    const StateChain &w = want->state.chains[c];
+  TableState &state = want->state;
+  for (size_t c = 0; c < state.chains.size(); ++c) {
+    StateChain &s = state.chains[c];
     // The chain as made: a base chain without a policy accepts.
-    StateChain &s = state.chains.emplace_back(w);
-    s.has_policy = w.base;
-    s.policy = w.has_policy ? w.policy : NF_ACCEPT;
-    for (size_t d = 0; d < w.rules.size(); ++d)
+    s.policy = s.has_policy ? s.policy : NF_ACCEPT;
+    s.has_policy = s.base;
+    for (size_t d = 0; d < s.rules.size(); ++d)
       if (kept != nullptr)
         s.rules[d].handle = (*kept)[c][d];
   }

@@ -39,9 +39,10 @@ public:
   // rules at `kept` (the delta's kept_handles; none: all made), the rest made
   // by `made`, whose handles follow from the transport's echoes. With `want`
   // null the table's record is forgotten. False, with the reason, when nothing
-  // was recorded.
+  // was recorded. `want`'s state becomes the record: its chains' policies
+  // are set as made and its rules' handles as the kernel's.
   bool record(Transport &transport, uint32_t family, const std::string &table,
-              uint32_t before, bool committed, const DesiredTable *want,
+              uint32_t before, bool committed, DesiredTable *want,
               const std::vector<std::vector<uint64_t>> *kept,
               const std::vector<Allocation> &made, std::string *why);
 
