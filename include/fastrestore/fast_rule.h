@@ -14,12 +14,12 @@
 
 #include <string>
 #include <string_view>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
 #include "fastrestore/ir.h"
 #include "fastrestore/lexer.h"
+#include "fastrestore/name_set.h"
 
 namespace fastrestore {
 
@@ -29,8 +29,8 @@ public:
 
   // A chain name: "-j NAME" then jumps to it (as libxtables does for an
   // announced chain).
-  void announce_chain(std::string_view name) { chains_.emplace(name); }
-  const std::unordered_set<std::string> &chains() const { return chains_; }
+  void announce_chain(std::string_view name) { chains_.insert(name); }
+  const NameSet &chains() const { return chains_; }
 
   // From the words split_words made of a line.
   bool parse(const std::vector<Token> &words, const std::string &table,
@@ -68,7 +68,7 @@ private:
                           BasicAppend &out);
 
   Family family_;
-  std::unordered_set<std::string> chains_;
+  NameSet chains_;
 };
 
 } // namespace fastrestore

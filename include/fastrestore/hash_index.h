@@ -5,6 +5,7 @@
 // one per entry, a tenth of such a reload.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -19,7 +20,7 @@ public:
   };
 
   HashIndex() = default;
-  // Room for `n` entries (at least twice as many slots).
+  // Room for `n` entries without growing (at least twice as many slots).
   explicit HashIndex(size_t n) {
     size_t size = 16;
     while (size < 2 * n)
@@ -30,13 +31,12 @@ public:
   // Adds an entry (one with hash 0 is left out); entries of one hash are
   // found in the order they were put.
   void put(uint64_t hash, uint32_t a, uint32_t b = 0) {
-    if (hash == 0 || slots_.empty())
+    if (hash == 0)
       return;
-    const size_t mask = slots_.size() - 1;
-    size_t i = hash & mask;
-    while (slots_[i].hash != 0)
-      i = (i + 1) & mask;
-    slots_[i] = Entry{hash, a, b};
+    if (2 * (count_ + 1) > slots_.size())
+      grow();
+    place(Entry{hash, a, b});
+    ++count_;
   }
 
   // The first entry of `hash` that `is` takes (nullptr: none).
@@ -53,10 +53,36 @@ public:
     return find(hash, [](const Entry &) { return true; });
   }
 
+  // No room made: default-constructed, and nothing put since.
   bool empty() const { return slots_.empty(); }
 
 private:
+  void place(const Entry &e) {
+    const size_t mask = slots_.size() - 1;
+    size_t i = e.hash & mask;
+    while (slots_[i].hash != 0)
+      i = (i + 1) & mask;
+    slots_[i] = e;
+  }
+
+  // Twice the slots. The entries go in again from just after a free
+  // slot, so that those of one hash keep their order.
+  void grow() {
+    std::vector<Entry> old(std::max<size_t>(16, 2 * slots_.size()),
+                           Entry{0, 0, 0});
+    old.swap(slots_);
+    size_t start = 0;
+    while (start < old.size() && old[start].hash != 0)
+      ++start;
+    for (size_t k = 0; k < old.size(); ++k) {
+      const Entry &e = old[(start + k) % old.size()];
+      if (e.hash != 0)
+        place(e);
+    }
+  }
+
   std::vector<Entry> slots_;
+  size_t count_ = 0;
 };
 
 } // namespace fastrestore

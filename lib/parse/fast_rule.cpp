@@ -234,7 +234,7 @@ bool FastRuleParser::settle(
     const std::pair<uint64_t, uint64_t> *counters) const {
   if ((a.verdict == Verdict::drop && table == "nat") ||
       (a.verdict == Verdict::jump &&
-       chains_.count(std::string(a.jump_chain)) == 0))
+       !chains_.contains(a.jump_chain)))
     return false;
   a.loc.line = a.rule_loc.line = line;
   if (counters != nullptr) {

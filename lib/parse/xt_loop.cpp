@@ -25,7 +25,7 @@ unsigned parse_rulenum(const char *s) {
 // -N NAME. `announced`: the chains declared so far, which iptables no
 // longer takes for targets; any other name a target plugin has clashes.
 void assert_valid_chain_name(const char *name,
-                             const std::unordered_set<std::string> *announced) {
+                             const NameSet *announced) {
   if (strlen(name) >= XT_EXTENSION_MAXNAMELEN)
     xtables_error(PARAMETER_PROBLEM,
                   "chain name `%s' too long (must be under %u chars)", name,
@@ -34,7 +34,7 @@ void assert_valid_chain_name(const char *name,
     xtables_error(PARAMETER_PROBLEM,
                   "chain name not allowed to start with `%c'\n", *name);
   if (is_verdict_name(name) ||
-      ((announced == nullptr || announced->count(name) == 0) &&
+      ((announced == nullptr || !announced->contains(name)) &&
        peek_target(name) != nullptr))
     xtables_error(PARAMETER_PROBLEM,
                   "chain name may not clash with target name");

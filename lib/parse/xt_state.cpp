@@ -98,7 +98,7 @@ constexpr size_t kMaxArgs = 255;
 XtRuleState::XtRuleState(Family family, const std::string &table,
                          std::vector<Token> &words,
                          const std::pair<uint64_t, uint64_t> *counters,
-                         const std::unordered_set<std::string> *chains)
+                         const NameSet *chains)
     : family_(family), chains_(chains), table_(table), words_(words) {
   store_.reserve(6);
   argv_.reserve(words.size() + 8);
@@ -261,7 +261,7 @@ void XtRuleState::command_jump(const char *name) {
   jumpto_ = parse_target_name(name);
   // A declared chain shadows any plugin of its name, as an announced
   // chain does in libxtables.
-  if (chains_ != nullptr && chains_->count(jumpto_) != 0)
+  if (chains_ != nullptr && chains_->contains(jumpto_))
     return;
   target_ = xtables_find_target(jumpto_.c_str(), XTF_TRY_LOAD);
   if (target_ == nullptr)

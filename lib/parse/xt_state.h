@@ -13,12 +13,12 @@
 #include <linux/netfilter_ipv6/ip6_tables.h>
 
 #include <string>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
 #include "fastrestore/ir.h"
 #include "fastrestore/lexer.h"
+#include "fastrestore/name_set.h"
 
 struct xtables_match;
 struct xtables_target;
@@ -79,7 +79,7 @@ public:
   XtRuleState(Family family, const std::string &table,
               std::vector<Token> &words,
               const std::pair<uint64_t, uint64_t> *counters,
-              const std::unordered_set<std::string> *chains = nullptr);
+              const NameSet *chains = nullptr);
   ~XtRuleState();
   XtRuleState(const XtRuleState &) = delete;
   XtRuleState &operator=(const XtRuleState &) = delete;
@@ -108,7 +108,7 @@ private:
   int word_of(const void *ext) const;
 
   Family family_;
-  const std::unordered_set<std::string> *chains_ = nullptr;
+  const NameSet *chains_ = nullptr;
   std::string table_;
   std::vector<Token> &words_;
   std::vector<std::string> store_;

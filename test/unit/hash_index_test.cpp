@@ -7,6 +7,7 @@
 
 #include "fastrestore/hash64.h"
 #include "fastrestore/hash_index.h"
+#include "fastrestore/name_set.h"
 
 using fastrestore::hash64;
 using fastrestore::HashIndex;
@@ -48,4 +49,47 @@ TEST_CASE("hash index: entries of one hash in the order they were put, "
   CHECK(index.find(h, [](const HashIndex::Entry &e) { return e.a == 4; }) ==
         nullptr);
   CHECK(index.find(h + 16) == nullptr); // same slot, another hash
+}
+
+TEST_CASE("hash index: a table that grows keeps every entry, and those of "
+          "one hash in order",
+          "[hash_index]") {
+  HashIndex index; // no room made
+  CHECK(index.empty());
+  CHECK(index.find(15) == nullptr);
+  // Entries of hash 15 wrap around the end of the first 16 slots, then
+  // the table grows several times.
+  for (uint32_t i = 0; i < 6; ++i)
+    index.put(15, i);
+  for (uint32_t i = 0; i < 1000; ++i)
+    index.put(hash64(std::to_string(i)), i, 1);
+  for (uint32_t i = 6; i < 9; ++i)
+    index.put(15, i);
+  CHECK_FALSE(index.empty());
+  for (uint32_t i = 0; i < 1000; ++i) {
+    const HashIndex::Entry *e =
+        index.find(hash64(std::to_string(i)),
+                   [](const HashIndex::Entry &x) { return x.b == 1; });
+    REQUIRE(e != nullptr);
+    CHECK(e->a == i);
+  }
+  std::vector<uint32_t> order;
+  for (uint32_t skip = 0; skip < 9; ++skip)
+    order.push_back(
+        index.find(15, [&](const HashIndex::Entry &x) { return x.a >= skip; })
+            ->a);
+  CHECK(order == std::vector<uint32_t>{0, 1, 2, 3, 4, 5, 6, 7, 8});
+}
+
+TEST_CASE("name set: names found by their text", "[hash_index]") {
+  fastrestore::NameSet names;
+  CHECK_FALSE(names.contains("web"));
+  names.insert("web");
+  names.insert("KUBE-SEP-0123456789ABCDEF");
+  names.insert("web");
+  CHECK(names.contains("web"));
+  CHECK(names.contains("KUBE-SEP-0123456789ABCDEF"));
+  CHECK_FALSE(names.contains("we"));
+  CHECK_FALSE(names.contains("webweb"));
+  CHECK_FALSE(names.contains(""));
 }
