@@ -44,8 +44,10 @@ public:
   virtual void commit(const Location &loc) = 0;
   // A line of the current block, before it is parsed: true when the sink
   // takes it as it is (--incremental: a line known unchanged from the
-  // state journal), and the parser is not to see it.
-  virtual bool takes_unparsed(std::string_view /*line*/, int /*lineno*/) {
+  // state journal), and the parser is not to see it. `hash` is the line's
+  // hash64 when the reader made it already (else 0).
+  virtual bool takes_unparsed(std::string_view /*line*/, int /*lineno*/,
+                              uint64_t /*hash*/) {
     return false;
   }
 };
@@ -85,8 +87,9 @@ public:
   // `to` (BlockSink::takes_unparsed) before it is fed; true when `to` took
   // it, and the line is then not to be fed. A user chain's declaration
   // taken is still announced to the rule parser (a later `-j NAME` jumps
-  // to that chain).
-  bool hand_over(std::string_view line, int lineno, BlockSink &to);
+  // to that chain). `hash`: the line's hash64, when known (else 0).
+  bool hand_over(std::string_view line, int lineno, BlockSink &to,
+                 uint64_t hash = 0);
   // With implicit_commit: whether `line` (a table line while a table is
   // open) commits the open table; end_table() does it.
   bool ends_table(std::string_view line) const {

@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include "fastrestore/fast_rule.h"
+#include "fastrestore/hash64.h"
 #include "line_reader.h"
 
 namespace fastrestore {
@@ -78,8 +79,12 @@ void PreScanner::run() {
           c->end = true;
           break;
         }
-        c->lines.push_back(
-            Line{c->text.size(), line.size(), reader.line_offset(), false, {}});
+        c->lines.push_back(Line{c->text.size(),
+                                line.size(),
+                                reader.line_offset(),
+                                hash64(line),
+                                false,
+                                {}});
         c->text.append(line);
       } while (c->text.size() < kChunkBytes && reader.ready_within(0));
     } catch (...) {
@@ -127,6 +132,7 @@ bool PreScanner::next(std::string_view &line, BasicAppend *&pre) {
   line = std::string_view(cur_->text.data() + l.begin, l.size);
   pre = l.scanned ? &l.scan : nullptr;
   at_ = l.offset;
+  hash_ = l.hash;
   return true;
 }
 

@@ -41,11 +41,14 @@ public:
   bool next(std::string_view &line, BasicAppend *&pre);
   // As LineReader::line_offset.
   uint64_t line_offset() const { return at_; }
+  // The line's hash64, made on the reading thread.
+  uint64_t line_hash() const { return hash_; }
 
 private:
   struct Line {
     size_t begin, size;
     uint64_t offset;
+    uint64_t hash; // hash64 of the line
     bool scanned;
     BasicAppend scan;
   };
@@ -74,6 +77,7 @@ private:
   std::unique_ptr<Chunk> cur_;
   size_t pos_ = 0;
   uint64_t at_ = 0;
+  uint64_t hash_ = 0;
 };
 
 } // namespace fastrestore

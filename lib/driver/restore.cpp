@@ -180,7 +180,8 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
         text.reset();
       text.add(lineno, line,
                prescan ? prescan->line_offset() : reader->line_offset());
-      if (parser.hand_over(line, lineno, *hand_to))
+      if (parser.hand_over(line, lineno, *hand_to,
+                           prescan ? prescan->line_hash() : 0))
         continue;
       parser.feed(line, lineno, pre);
     }

@@ -163,8 +163,9 @@ public:
     }
   }
 
-  bool takes_unparsed(std::string_view line, int lineno) override {
-    return incremental_ && incremental_->takes_unparsed(line, lineno);
+  bool takes_unparsed(std::string_view line, int lineno,
+                      uint64_t hash) override {
+    return incremental_ && incremental_->takes_unparsed(line, lineno, hash);
   }
 
   void declare(ChainDecl &&d) override {

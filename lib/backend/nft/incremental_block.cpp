@@ -43,14 +43,15 @@ public:
     begin_journal(on);
   }
 
-  bool takes_unparsed(std::string_view line, int lineno) override {
+  bool takes_unparsed(std::string_view line, int lineno,
+                      uint64_t given) override {
     // The whole block may be the one recorded: its lines are hashed as
     // they go by (the record's lines taken unparsed all the same, so
     // that another block needs no second reading).
     uint64_t hash = 0;
     if (speculating_) {
       if (block_line(line)) {
-        hash = remember_hash(lineno, line);
+        hash = remember_hash(lineno, line, given);
         speculation_.hash = fold_block(speculation_.hash, hash);
       } else if (says_something(line)) {
         speculation_.broken = true; // not hashed, and parsed
@@ -69,8 +70,8 @@ public:
       if (!emptied_.count(hash64(rest.substr(0, rest.find_first_of(" \t")))))
         return false;
     }
-    const HashIndex::Entry *known =
-        known_lines_.find(hash != 0 ? hash : remember_hash(lineno, line));
+    const HashIndex::Entry *known = known_lines_.find(
+        hash != 0 ? hash : remember_hash(lineno, line, given));
     if (known == nullptr)
       return false;
     unparsed_.push_back({lineno, known->a, known->b});
@@ -592,9 +593,10 @@ private:
            digits(s.substr(colon + 1));
   }
 
-  // hash64 of the block's line `lineno`, kept for note_lines.
-  uint64_t remember_hash(int lineno, std::string_view line) {
-    const uint64_t h = hash64(line);
+  // hash64 of the block's line `lineno` (`given`, when not 0), kept for
+  // note_lines.
+  uint64_t remember_hash(int lineno, std::string_view line, uint64_t given) {
+    const uint64_t h = given != 0 ? given : hash64(line);
     const size_t i = static_cast<size_t>(lineno - loc_.line);
     if (lineno >= loc_.line) {
       if (line_hashes_.size() <= i)

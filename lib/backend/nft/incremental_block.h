@@ -31,7 +31,8 @@ public:
   virtual void begin(const std::string &table, const Location &loc,
                      bool on) = 0;
   // BlockSink::takes_unparsed for the writer.
-  virtual bool takes_unparsed(std::string_view line, int lineno) = 0;
+  virtual bool takes_unparsed(std::string_view line, int lineno,
+                              uint64_t hash) = 0;
   // Whether the block so far declared user chain `chain` on a line taken
   // unparsed.
   virtual bool declared_unparsed(std::string_view chain) const = 0;
