@@ -66,8 +66,13 @@ public:
     // --noflush: a rule appended to a chain the block has not emptied is
     // added to what the kernel holds, and needs its message: parsed.
     if (cfg_.noflush) {
+      // (The chain's name ends at a blank: a loop, where find_first_of
+      // searched the two blanks for each character.)
       const std::string_view rest = line.substr(3);
-      if (!emptied_.count(hash64(rest.substr(0, rest.find_first_of(" \t")))))
+      size_t end = 0;
+      while (end < rest.size() && rest[end] != ' ' && rest[end] != '\t')
+        ++end;
+      if (!emptied_.count(hash64(rest.substr(0, end))))
         return false;
     }
     const HashIndex::Entry *known = known_lines_.find(

@@ -151,7 +151,7 @@ void rule_target(std::string_view m, std::string_view &chain, uint64_t &handle,
 class NoflushSim {
 public:
   NoflushSim(const Batch &batch, const TableState &kernel) : batch_(batch) {
-    by_name_.reserve(kernel.chains.size() + 64);
+    by_name_ = HashIndex(kernel.chains.size() + 64);
     for (size_t k = 0; k < kernel.chains.size(); ++k) {
       const StateChain &kc = kernel.chains[k];
       Chain &c = chains_.emplace_back();
@@ -160,7 +160,7 @@ public:
       static_cast<StateChainHead &>(c.state) = kc;
       c.state.counters = false; // desired side: no counters given
       c.pending = &kc.rules;
-      by_name_[c.state.name] = k; // a deque's elements stay where they are
+      by_name_.put(hash64(c.state.name), static_cast<uint32_t>(k));
     }
   }
 
@@ -278,9 +278,13 @@ private:
     c.flushed = true;
   }
 
+  // The chain of that name now (one deleted and made again: the new one).
   Chain *find(std::string_view name) {
-    auto it = by_name_.find(name);
-    return it == by_name_.end() ? nullptr : &chains_[it->second];
+    const HashIndex::Entry *e =
+        by_name_.find(hash64(name), [&](const HashIndex::Entry &x) {
+          return chains_[x.a].alive && chains_[x.a].state.name == name;
+        });
+    return e != nullptr ? &chains_[e->a] : nullptr;
   }
 
   bool new_chain(std::string_view m, size_t index) {
@@ -293,7 +297,7 @@ private:
       allocations_.push_back({index, SIZE_MAX, SIZE_MAX});
       c = &chains_.emplace_back();
       c->state.name = kc.name;
-      by_name_[c->state.name] = chains_.size() - 1;
+      by_name_.put(hash64(kc.name), static_cast<uint32_t>(chains_.size() - 1));
     } else if ((header(m)->nlmsg_flags & NLM_F_EXCL) != 0) {
       return false;
     }
@@ -328,8 +332,7 @@ private:
         (c->pending != nullptr && !c->pending->empty()))
       return false;
     repeatable_ = repeatable_ && c->flushed; // else: gone the second time
-    c->alive = false;
-    by_name_.erase(kc.name);
+    c->alive = false; // (by_name_ finds living chains only)
     return true;
   }
 
@@ -378,7 +381,7 @@ private:
   std::vector<Allocation> allocations_;
   bool repeatable_ = true;
   std::deque<Chain> chains_;
-  std::unordered_map<std::string_view, size_t> by_name_; // names in chains_
+  HashIndex by_name_; // chains_ by their names' hash64
 };
 
 } // namespace
