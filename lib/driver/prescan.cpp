@@ -25,7 +25,8 @@ constexpr unsigned long kMainScans = 3;
 
 } // namespace
 
-PreScanner::PreScanner(int fd, Family family) : fd_(fd), family_(family) {
+PreScanner::PreScanner(int fd, Family family, bool hash_lines)
+    : fd_(fd), family_(family), hash_lines_(hash_lines) {
   if (pipe2(stop_pipe_, O_CLOEXEC) != 0)
     throw std::system_error(errno, std::generic_category(), "pipe2");
   thread_ = std::thread([this] { run(); });
@@ -82,7 +83,7 @@ void PreScanner::run() {
         c->lines.push_back(Line{c->text.size(),
                                 line.size(),
                                 reader.line_offset(),
-                                hash64(line),
+                                hash_lines_ ? hash64(line) : 0,
                                 false,
                                 {}});
         c->text.append(line);

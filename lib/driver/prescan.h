@@ -29,7 +29,8 @@ namespace fastrestore {
 
 class PreScanner {
 public:
-  PreScanner(int fd, Family family);
+  // `hash_lines`: each line's hash64 is made too (line_hash).
+  PreScanner(int fd, Family family, bool hash_lines);
   // Stops the thread, even one waiting on a quiet pipe.
   ~PreScanner();
   PreScanner(const PreScanner &) = delete;
@@ -41,14 +42,14 @@ public:
   bool next(std::string_view &line, BasicAppend *&pre);
   // As LineReader::line_offset.
   uint64_t line_offset() const { return at_; }
-  // The line's hash64, made on the reading thread.
+  // The line's hash64, made on the reading thread (0: not made).
   uint64_t line_hash() const { return hash_; }
 
 private:
   struct Line {
     size_t begin, size;
     uint64_t offset;
-    uint64_t hash; // hash64 of the line
+    uint64_t hash; // hash64 of the line, when hash_lines_
     bool scanned;
     BasicAppend scan;
   };
@@ -64,6 +65,7 @@ private:
 
   int fd_;
   Family family_;
+  bool hash_lines_;
   int stop_pipe_[2] = {-1, -1};
   std::thread thread_;
 

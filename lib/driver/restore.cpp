@@ -156,7 +156,7 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
     std::unique_ptr<LineReader> reader;
     if (!writer->holds_blocks() && cfg.family != Family::bridge) {
       try {
-        prescan = std::make_unique<PreScanner>(fd, cfg.family);
+        prescan = std::make_unique<PreScanner>(fd, cfg.family, cfg.incremental);
       } catch (const std::system_error &) {
         // No second thread to be had: read here.
       }

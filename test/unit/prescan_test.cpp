@@ -14,6 +14,7 @@
 
 #include "../../lib/driver/prescan.h"
 #include "fastrestore/diagnostic.h"
+#include "fastrestore/hash64.h"
 
 using fastrestore::BasicAppend;
 using fastrestore::Family;
@@ -43,7 +44,7 @@ TEST_CASE("a file's lines in order, with offsets and scans", "[prescan]") {
           static_cast<ssize_t>(text.size()));
   REQUIRE(lseek(fd, 0, SEEK_SET) == 0);
 
-  PreScanner p(fd, Family::ipv4);
+  PreScanner p(fd, Family::ipv4, true);
   std::string_view line;
   BasicAppend *pre = nullptr;
   uint64_t offset = 0;
@@ -52,6 +53,7 @@ TEST_CASE("a file's lines in order, with offsets and scans", "[prescan]") {
     REQUIRE(n < lines.size());
     CHECK(line == lines[n]);
     CHECK(p.line_offset() == offset);
+    CHECK(p.line_hash() == fastrestore::hash64(line));
     offset += line.size() + 1;
     // Only plain rule lines are scanned (not a NUL's, not a counter's),
     // and not in the chunks left to the main thread.
@@ -71,7 +73,7 @@ TEST_CASE("a file's lines in order, with offsets and scans", "[prescan]") {
 TEST_CASE("a pipe's lines are handed over as they arrive", "[prescan]") {
   int fds[2];
   REQUIRE(pipe(fds) == 0);
-  PreScanner p(fds[0], Family::ipv6);
+  PreScanner p(fds[0], Family::ipv6, false);
   std::string_view line;
   BasicAppend *pre = nullptr;
   for (int i = 0; i < 3; ++i) {
@@ -85,6 +87,7 @@ TEST_CASE("a pipe's lines are handed over as they arrive", "[prescan]") {
     CHECK((pre != nullptr) == (i != 2));
     if (pre != nullptr)
       CHECK(pre->src[15] == i + 1);
+    CHECK(p.line_hash() == 0); // not asked for
   }
   close(fds[1]);
   CHECK_FALSE(p.next(line, pre));
@@ -96,7 +99,7 @@ TEST_CASE("stopping does not wait for a quiet pipe", "[prescan]") {
   REQUIRE(pipe(fds) == 0);
   const auto start = std::chrono::steady_clock::now();
   {
-    PreScanner p(fds[0], Family::ipv4);
+    PreScanner p(fds[0], Family::ipv4, false);
     // Half a line, then nothing: the thread waits inside a line.
     REQUIRE(write(fds[1], "-A INPUT", 8) == 8);
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -109,7 +112,7 @@ TEST_CASE("stopping does not wait for a quiet pipe", "[prescan]") {
 TEST_CASE("a read error comes where it happened", "[prescan]") {
   int fd = open("/", O_RDONLY | O_DIRECTORY);
   REQUIRE(fd >= 0);
-  PreScanner p(fd, Family::ipv4);
+  PreScanner p(fd, Family::ipv4, false);
   std::string_view line;
   BasicAppend *pre = nullptr;
   CHECK_THROWS_AS(p.next(line, pre), fastrestore::Error);

@@ -598,12 +598,12 @@ private:
            digits(s.substr(colon + 1));
   }
 
-  // hash64 of the block's line `lineno` (`given`, when not 0), kept for
-  // note_lines.
+  // hash64 of the block's line `lineno` (`given`, when not 0), kept in
+  // line_hashes_ for note_lines.
   uint64_t remember_hash(int lineno, std::string_view line, uint64_t given) {
     const uint64_t h = given != 0 ? given : hash64(line);
-    const size_t i = static_cast<size_t>(lineno - loc_.line);
-    if (lineno >= loc_.line) {
+    if (lineno >= text_.first()) {
+      const size_t i = static_cast<size_t>(lineno - text_.first());
       if (line_hashes_.size() <= i)
         line_hashes_.resize(i + 1, 0);
       line_hashes_[i] = h;
@@ -798,7 +798,9 @@ private:
       return;
     const int first = text_.first();
     const int last = first + text_.count() - 1; // the COMMIT line
-    std::vector<uint64_t> hashes(static_cast<size_t>(text_.count()), 0);
+    // Every line's hash: those not made while the block was read, now.
+    std::vector<uint64_t> &hashes = line_hashes_;
+    hashes.resize(static_cast<size_t>(text_.count()), 0);
     // The block's hash, as takes_unparsed makes it, when loading the block
     // again would leave the table as it is: no counters given, no host
     // name looked up, no line saying something that is not hashed.
@@ -807,15 +809,13 @@ private:
     text_.each(first, last, [&](std::string_view l, int n) {
       if (n < first || n - first >= static_cast<int>(hashes.size()))
         return;
-      const size_t k = static_cast<size_t>(n - loc_.line);
-      hashes[static_cast<size_t>(n - first)] =
-          n >= loc_.line && k < line_hashes_.size() && line_hashes_[k] != 0
-              ? line_hashes_[k]
-              : hash64(l);
+      uint64_t &h = hashes[static_cast<size_t>(n - first)];
+      if (h == 0)
+        h = hash64(l);
       if (n == first || n == last)
         return;
       if (block_line(l))
-        block = fold_block(block, hashes[static_cast<size_t>(n - first)]);
+        block = fold_block(block, h);
       else if (says_something(l))
         whole = false;
     });
@@ -893,8 +893,8 @@ private:
     uint32_t chain, rule; // in journal_state_
   };
   std::vector<Unparsed> unparsed_; // lines taken unparsed, in order
-  // The hashes of the block's lines hashed while it was read (by line,
-  // from the table line; 0: not hashed).
+  // The hashes of the block's lines (by line, from its first; 0: not made
+  // yet), made while it was read and completed by note_lines.
   std::vector<uint64_t> line_hashes_;
   // record_sets: recorded with the table (the --optimize sink gives them
   // for each block, again when a retry reads the block again).
@@ -907,8 +907,8 @@ private:
   std::unordered_set<uint64_t> emptied_; // note_emptied
   bool parse_all_ = false;               // parse_again: no line taken unparsed
   // The journal's record names the block that made the table (its hash):
-  // the block's lines are taken unparsed and hashed until COMMIT shows
-  // whether it is that block; if not, it is parsed again.
+  // the block's lines are hashed as they are read (those the record knows
+  // still taken unparsed) until COMMIT shows whether it is that block.
   bool speculating_ = false;
   bool new_block_ = false; // the block is not the one recorded
   struct Speculation {
