@@ -1,0 +1,38 @@
+#include "fastrestore/huge_heap.h"
+
+#include <malloc.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdlib>
+
+namespace fastrestore {
+
+void use_huge_pages_for_heap() {
+#if defined(__SANITIZE_ADDRESS__)
+  return;
+#else
+  constexpr size_t kRegion = size_t{256} << 20;
+  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
+  // (32 MiB is the largest threshold glibc takes; setting it also ends
+  // the threshold's growing with each freed mmap.)
+  if (mallopt(M_MMAP_THRESHOLD, 32 << 20) == 0 ||
+      mallopt(M_TRIM_THRESHOLD, static_cast<int>(2 * kRegion)) == 0 ||
+      mallopt(M_TOP_PAD, static_cast<int>(kRegion)) == 0)
+    return;
+  const uintptr_t before = reinterpret_cast<uintptr_t>(sbrk(0));
+  // An allocation larger than the heap's free top makes it grow, by the
+  // allocation and the pad. (volatile: a malloc freed unused may be
+  // left out.)
+  void *volatile grow = malloc(1 << 20);
+  const uintptr_t after = reinterpret_cast<uintptr_t>(sbrk(0));
+  free(grow);
+  const uintptr_t from = (before + kHuge - 1) & ~(kHuge - 1);
+  const uintptr_t to = after & ~(kHuge - 1);
+  if (after != static_cast<uintptr_t>(-1) && to > from)
+    madvise(reinterpret_cast<void *>(from), to - from, MADV_HUGEPAGE);
+#endif
+}
+
+} // namespace fastrestore
