@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace fastrestore {
@@ -52,6 +53,10 @@ public:
   }
   const Entry *find(uint64_t hash) const {
     return find(hash, [](const Entry &) { return true; });
+  }
+  // As find, the entry's a and b to be changed.
+  template <typename Pred> Entry *find(uint64_t hash, Pred is) {
+    return const_cast<Entry *>(std::as_const(*this).find(hash, is));
   }
 
   // No room made: default-constructed, and nothing put since.

@@ -20,6 +20,8 @@
 
 namespace fastrestore {
 
+struct BuiltinTable;
+
 struct ParseOptions {
   bool counters = false;  // -c: honour [p:b]
   std::string only_table; // -T: ignore other tables
@@ -120,6 +122,7 @@ private:
   BlockSink &sink_;
   bool in_table_ = false;
   std::string table_;
+  const BuiltinTable *builtin_ = nullptr; // table_'s (found once a block)
   int table_line_ = 0;
   bool skipping_ = false;                 // inside a table that -T excludes
   std::optional<std::string> last_table_; // of the last table line

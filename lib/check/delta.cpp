@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <map>
 #include <string_view>
-#include <unordered_map>
 
 #include "fastrestore/hash64.h"
 #include "fastrestore/hash_index.h"
@@ -24,18 +23,35 @@ namespace {
 std::vector<std::pair<size_t, size_t>>
 kept_rules(const std::vector<StateRule> &desired,
            const std::vector<StateRule> &kernel) {
-  std::unordered_map<uint64_t, std::vector<size_t>> where;
-  where.reserve(kernel.size());
-  for (size_t k = kernel.size(); k-- > 0;)
-    where[kernel[k].key].push_back(k); // popped from the back: in order
+  // Each key's unused kernel rules in order: the first in its entry's a
+  // (kNone: all used), the last in b, each one's next in next_same.
+  constexpr uint32_t kNone = UINT32_MAX;
+  auto slot = [](uint64_t key) { return key != 0 ? key : ~key; };
+  HashIndex where(kernel.size());
+  std::vector<uint32_t> next_same(kernel.size(), kNone);
+  for (uint32_t k = 0; k < kernel.size(); ++k) {
+    const uint64_t key = kernel[k].key;
+    auto same = [&](const HashIndex::Entry &e) {
+      return kernel[e.b].key == key;
+    };
+    if (HashIndex::Entry *e = where.find(slot(key), same)) {
+      next_same[e->b] = k;
+      e->b = k;
+    } else {
+      where.put(slot(key), k, k);
+    }
+  }
   std::vector<std::pair<size_t, size_t>> pairs; // (desired, kernel)
   pairs.reserve(desired.size());
   for (size_t d = 0; d < desired.size(); ++d) {
-    auto it = where.find(desired[d].key);
-    if (it == where.end() || it->second.empty())
+    const uint64_t key = desired[d].key;
+    HashIndex::Entry *e = where.find(slot(key), [&](const HashIndex::Entry &x) {
+      return kernel[x.b].key == key;
+    });
+    if (e == nullptr || e->a == kNone)
       continue;
-    pairs.emplace_back(d, it->second.back());
-    it->second.pop_back();
+    pairs.emplace_back(d, e->a);
+    e->a = next_same[e->a];
   }
   return longest_increasing_run(pairs);
 }

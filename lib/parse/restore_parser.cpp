@@ -204,6 +204,7 @@ void RestoreParser::begin_table(std::string_view line, int lineno) {
     return;
   in_table_ = true;
   table_ = std::string(name);
+  builtin_ = find_builtin_table(table_, xt_.family());
   table_line_ = lineno;
   sink_.begin(table_,
               Location{lineno, col, col + static_cast<int>(name.size()) - 1});
@@ -220,8 +221,7 @@ bool RestoreParser::hand_over(std::string_view line, int lineno, BlockSink &to,
   const std::string_view name = next_word(line, pos, col);
   if (name.empty())
     return true;
-  const BuiltinTable *t = find_builtin_table(table_, xt_.family());
-  if (find_builtin_chain(*t, name) == nullptr)
+  if (find_builtin_chain(*builtin_, name) == nullptr)
     xt_.announce_chain(name);
   return true;
 }
@@ -257,8 +257,7 @@ void RestoreParser::chain_line(std::string_view line, int lineno) {
   d.loc = Location{lineno, col, name_end};
   d.name = std::string(name);
   d.policy = std::string(policy);
-  const BuiltinTable *t = find_builtin_table(table_, xt_.family());
-  d.builtin = find_builtin_chain(*t, name) != nullptr;
+  d.builtin = find_builtin_chain(*builtin_, name) != nullptr;
   // With -c, iptables-nft reads a built-in chain's counters; the legacy
   // tool those of any chain whose policy is not "-", and checks them before
   // the policy. iptables-nft checks the policy itself at COMMIT (see

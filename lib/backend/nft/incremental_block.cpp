@@ -8,8 +8,6 @@
 
 #include <cstdio>
 #include <set>
-#include <unordered_map>
-#include <unordered_set>
 
 #include "fastrestore/delta.h"
 #include "fastrestore/hash64.h"
@@ -63,21 +61,14 @@ public:
       return take_declaration(line, lineno);
     if (line.size() < 4 || line.compare(0, 3, "-A ") != 0)
       return false;
-    // --noflush: a rule appended to a chain the block has not emptied is
-    // added to what the kernel holds, and needs its message: parsed.
-    if (cfg_.noflush) {
-      // (The chain's name ends at a blank: a loop, where find_first_of
-      // searched the two blanks for each character.)
-      const std::string_view rest = line.substr(3);
-      size_t end = 0;
-      while (end < rest.size() && rest[end] != ' ' && rest[end] != '\t')
-        ++end;
-      if (!emptied_.count(hash64(rest.substr(0, end))))
-        return false;
-    }
     const HashIndex::Entry *known = known_lines_.find(
         hash != 0 ? hash : remember_hash(lineno, line, given));
     if (known == nullptr)
+      return false;
+    // --noflush: a rule appended to a chain the block has not emptied is
+    // added to what the kernel holds, and needs its message: parsed. (The
+    // line is the recorded one, so its chain is the record's chain.)
+    if (cfg_.noflush && !emptied_[known->a])
       return false;
     unparsed_.push_back({lineno, known->a, known->b});
     ++phase_stats().rules;
@@ -147,9 +138,10 @@ private:
       for (const Unparsed &u : unparsed_) {
         const StateChain &c = kernel.chains[u.chain];
         if (u.rule == kDeclared)
-          known.push_back({u.line, c.name, 0, true});
+          known.push_back({u.line, c.name, 0, true, u.chain});
         else
-          known.push_back({u.line, c.name, c.rules[u.rule].key, false});
+          known.push_back(
+              {u.line, c.name, c.rules[u.rule].key, false, u.chain});
       }
     }
     return noflush_table(*batch_, kernel, known);
@@ -515,6 +507,7 @@ private:
     known_lines_ = HashIndex();
     unparsed_.clear();
     emptied_.clear();
+    next_declared_ = 0;
     journal_chains_ = HashIndex();
     declared_.clear();
     looked_up_.clear();
@@ -554,6 +547,8 @@ private:
     for (uint32_t c = 0; c < chains.size(); ++c)
       journal_chains_.put(hash64(chains[c].name), c);
     declared_.assign(chains.size(), false);
+    if (cfg_.noflush)
+      emptied_.assign(chains.size(), false);
   }
 
   // `:chain - [p:b]` (or `:chain -`) of a user chain the record holds,
@@ -571,15 +566,22 @@ private:
     rest.remove_prefix(2);
     if (!rest.empty() && !counters_text(rest))
       return false;
-    const uint32_t c = journal_chain(*journal_state_, name);
-    if (c == kNone || journal_state_->chains[c].base)
+    // (Declarations come in the record's order of chains, as a rule: the
+    // chain after the one declared last is tried before the lookup.)
+    const auto &chains = journal_state_->chains;
+    const uint32_t c =
+        next_declared_ < chains.size() && chains[next_declared_].name == name
+            ? next_declared_
+            : journal_chain(*journal_state_, name);
+    if (c == kNone || chains[c].base)
       return false;
     if (!cfg_.noflush && declared_[c])
       return false;
     declared_[c] = true;
+    next_declared_ = c + 1;
     unparsed_.push_back({lineno, c, kDeclared});
     if (cfg_.noflush)
-      emptied_.insert(hash64(name));
+      emptied_[c] = true;
     ++phase_stats().unparsed;
     return true;
   }
@@ -846,22 +848,25 @@ private:
       }
   }
 
-  // --noflush: the chains the block has emptied so far (declared,
-  // flushed or made), by their names' hashes.
+  // --noflush: the record's chains the block has emptied so far
+  // (declared, flushed or made; the lines it knows are all of its chains).
   void note_emptied(const Op &op) {
+    bool emptied = false;
     switch (op.kind) {
     case OpKind::chain_restore:
     case OpKind::chain_flush:
     case OpKind::chain_new:
-      emptied_.insert(hash64(op.chain.name));
+      emptied = true;
       break;
     case OpKind::chain_delete:
     case OpKind::chain_rename:
-      emptied_.erase(hash64(op.chain.name));
       break;
     default:
-      break;
+      return;
     }
+    const uint32_t c = journal_chain(*journal_state_, op.chain.name);
+    if (c != kNone)
+      emptied_[c] = emptied;
   }
 
   uint32_t batch_family() const { return nfproto_of(cfg_.family); }
@@ -902,10 +907,11 @@ private:
   static constexpr uint32_t kDeclared = UINT32_MAX; // Unparsed::rule of a
                                                     // declaration
   static constexpr uint32_t kNone = UINT32_MAX; // journal_chain: no such chain
-  HashIndex journal_chains_;             // the record's chains by name hash
-  std::vector<bool> declared_;           // journal chains declared unparsed
-  std::unordered_set<uint64_t> emptied_; // note_emptied
-  bool parse_all_ = false;               // parse_again: no line taken unparsed
+  HashIndex journal_chains_;   // the record's chains by name hash
+  std::vector<bool> declared_; // journal chains declared unparsed
+  uint32_t next_declared_ = 0; // take_declaration's guess
+  std::vector<bool> emptied_;  // note_emptied (--noflush)
+  bool parse_all_ = false;     // parse_again: no line taken unparsed
   // The journal's record names the block that made the table (its hash):
   // the block's lines are hashed as they are read (those the record knows
   // still taken unparsed) until COMMIT shows whether it is that block.

@@ -150,7 +150,8 @@ void rule_target(std::string_view m, std::string_view &chain, uint64_t &handle,
 // A --noflush batch applied to a table, one message after another.
 class NoflushSim {
 public:
-  NoflushSim(const Batch &batch, const TableState &kernel) : batch_(batch) {
+  NoflushSim(const Batch &batch, const TableState &kernel)
+      : batch_(batch), kernel_chains_(kernel.chains.size()) {
     by_name_ = HashIndex(kernel.chains.size() + 64);
     for (size_t k = 0; k < kernel.chains.size(); ++k) {
       const StateChain &kc = kernel.chains[k];
@@ -184,7 +185,10 @@ public:
   // A line taken unparsed: its recorded rule appended, or the chain it
   // declares flushed.
   bool take_line(const UnparsedLine &u) {
-    Chain *c = find(u.chain);
+    // (The kernel's chains come first, in the kernel's order.)
+    Chain *c = u.kernel_chain < kernel_chains_ && chains_[u.kernel_chain].alive
+                   ? &chains_[u.kernel_chain]
+                   : find(u.chain);
     if (c == nullptr)
       return false;
     if (u.declares) {
@@ -380,6 +384,7 @@ private:
   // each made, if it stays, is filled in by result()).
   std::vector<Allocation> allocations_;
   bool repeatable_ = true;
+  size_t kernel_chains_; // chains_ [0, kernel_chains_): the kernel's
   std::deque<Chain> chains_;
   HashIndex by_name_; // chains_ by their names' hash64
 };

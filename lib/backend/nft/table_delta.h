@@ -85,6 +85,9 @@ struct UnparsedLine {
   std::string_view chain;
   uint64_t key = 0;
   bool declares = false;
+  // The chain's index in `kernel`, when it is one of the kernel's
+  // (SIZE_MAX: found by name).
+  size_t kernel_chain = SIZE_MAX;
 };
 std::optional<DesiredTable>
 noflush_table(const Batch &batch, const TableState &kernel,
