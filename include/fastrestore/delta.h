@@ -53,10 +53,10 @@ struct ChainDelta {
 struct Delta {
   std::vector<DeltaOp> ops; // in the order they go into the batch
   std::vector<ChainDelta> chains;
-  // The kernel handle desired rule [chain][rule] has after the delta: a
-  // kept rule's, or that of the rule it replaces; 0 for a rule the delta
-  // adds (the kernel numbers it).
-  std::vector<std::vector<uint64_t>> kept_handles;
+  // The kernel handle each desired rule has after the delta (the rules
+  // in order, chain after chain): a kept rule's, or that of the rule it
+  // replaces; 0 for a rule the delta adds (the kernel numbers it).
+  std::vector<uint64_t> kept_handles;
 };
 
 // The delta from `kernel` to `desired`. A desired base chain without a

@@ -87,14 +87,15 @@ std::optional<Delta> plan_delta(const TableState &desired,
   };
 
   Delta out;
-  out.kept_handles.resize(desired.chains.size());
+  out.kept_handles.assign(desired.rule_count(), 0);
+  size_t first = 0; // the chain's first rule in kept_handles
   std::vector<DeltaOp> flushes, removals, chain_removals, creations, updates,
       additions;
   std::vector<bool> wanted(kernel.chains.size(), false);
   for (size_t c = 0; c < desired.chains.size(); ++c) {
     const StateChain &want = desired.chains[c];
-    auto &handles = out.kept_handles[c];
-    handles.assign(want.rules.size(), 0);
+    uint64_t *const handles = out.kept_handles.data() + first;
+    first += want.rules.size();
     ChainDelta counts;
     counts.chain = c;
     const StateChain *have = find_chain(want.name);

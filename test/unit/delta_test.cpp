@@ -172,7 +172,7 @@ TEST_CASE("delta: more rules go than come, or the other way round", "[delta]") {
       "delete INPUT @102",     "delete INPUT @103", "replace INPUT x @101",
       "replace INPUT y1 @105", "append INPUT y2",   "append INPUT y3"};
   CHECK(t.lines(*d) == want);
-  CHECK(d->kept_handles[0] == std::vector<uint64_t>{100, 101, 104, 105, 0, 0});
+  CHECK(d->kept_handles == std::vector<uint64_t>{100, 101, 104, 105, 0, 0});
   CHECK(d->chains[0].added == 4);
   CHECK(d->chains[0].removed == 4);
 }
@@ -215,7 +215,7 @@ TEST_CASE("delta: chains made, emptied and deleted, in a safe order",
   const std::vector<std::string> want = {
       "flush old", "create new", "replace INPUT new @100", "delete-chain old",
       "delete-chain OUTPUT"};
-  CHECK(d->kept_handles[0] == std::vector<uint64_t>{100});
+  CHECK(d->kept_handles == std::vector<uint64_t>{100});
   CHECK(t.lines(*d) == want);
 }
 

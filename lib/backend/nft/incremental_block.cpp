@@ -426,12 +426,11 @@ private:
       keep_journal(generation, true, nullptr, nullptr, {});
       return;
     }
-    std::vector<std::vector<uint64_t>> handles;
-    for (const StateChain &c : after->state.chains) {
-      auto &h = handles.emplace_back();
+    std::vector<uint64_t> handles;
+    handles.reserve(after->state.rule_count());
+    for (const StateChain &c : after->state.chains)
       for (const StateRule &r : c.rules)
-        h.push_back(r.handle); // the kernel's; 0 for the batch's
-    }
+        handles.push_back(r.handle); // the kernel's; 0 for the batch's
     keep_journal(generation, true, after, &handles, made);
   }
 
@@ -451,7 +450,7 @@ private:
   }
 
   void keep_journal(uint32_t generation, bool committed, DesiredTable *want,
-                    const std::vector<std::vector<uint64_t>> *kept,
+                    const std::vector<uint64_t> *kept,
                     const std::vector<Allocation> &made) {
     if (want != nullptr) {
       note_lines(*want);
@@ -477,9 +476,9 @@ private:
       for (size_t d = 0; d < want.state.chains[c].rules.size(); ++d) {
         old.push_back(want.state.chains[c].rules[d].key);
         // The kernel's own rules (--noflush) keep the key they have.
-        if (!want.rule_messages[c][d].empty())
-          want.state.chains[c].rules[d].key =
-              rule_key(want.rule_messages[c][d], how);
+        if (const std::string_view m = want.rule_sources[c][d].message;
+            !m.empty())
+          want.state.chains[c].rules[d].key = rule_key(m, how);
       }
     return old;
   }
@@ -668,52 +667,40 @@ private:
       if (extra.first == extra.second)
         continue;
       auto &rules = want.state.chains[c].rules;
-      auto &messages = want.rule_messages[c];
-      auto &index = want.rule_index[c];
-      auto &lines = want.rule_lines[c];
+      auto &sources = want.rule_sources[c];
       if (rules.empty()) {
         // (The common case: no rule of the chain parsed.)
         const size_t n = static_cast<size_t>(extra.second - extra.first);
         rules.resize(n);
-        messages.resize(n);
-        index.assign(n, SIZE_MAX);
-        lines.resize(n);
+        sources.resize(n);
         for (size_t i = 0; i < n; ++i) {
           const Unparsed *u = extra.first[i];
           rules[i].key = journal.chains[u->chain].rules[u->rule].key;
-          lines[i] = u->line;
+          sources[i].line = u->line;
         }
         continue;
       }
       std::vector<StateRule> r2;
-      std::vector<std::string_view> m2;
-      std::vector<size_t> i2;
-      std::vector<int> l2;
+      std::vector<RuleSource> s2;
       size_t p = 0;
       auto take_parsed = [&] {
         r2.push_back(rules[p]);
-        m2.push_back(messages[p]);
-        i2.push_back(index[p]);
-        l2.push_back(lines[p]);
+        s2.push_back(sources[p]);
         ++p;
       };
       for (auto u_at = extra.first; u_at != extra.second; ++u_at) {
         const Unparsed *u = *u_at;
-        while (p < rules.size() && lines[p] < u->line)
+        while (p < rules.size() && sources[p].line < u->line)
           take_parsed();
         StateRule r;
         r.key = journal.chains[u->chain].rules[u->rule].key;
         r2.push_back(r);
-        m2.emplace_back();
-        i2.push_back(SIZE_MAX);
-        l2.push_back(u->line);
+        s2.push_back({{}, SIZE_MAX, u->line});
       }
       while (p < rules.size())
         take_parsed();
       rules = std::move(r2);
-      messages = std::move(m2);
-      index = std::move(i2);
-      lines = std::move(l2);
+      sources = std::move(s2);
     }
     want.allocations.clear(); // the replacement batch lacks these rules
     return true;
@@ -725,7 +712,7 @@ private:
       if ((op.kind == DeltaKind::rule_append ||
            op.kind == DeltaKind::rule_insert_before ||
            op.kind == DeltaKind::rule_replace) &&
-          want.rule_messages[op.chain][op.rule].empty())
+          want.rule_sources[op.chain][op.rule].message.empty())
         return false;
     return true;
   }
@@ -831,13 +818,13 @@ private:
                  : SIZE_MAX;
     };
     std::vector<uint8_t> rules_of(hashes.size(), 0);
-    for (const auto &lines : want.rule_lines)
-      for (int n : lines)
-        if (const size_t i = slot(n); i != SIZE_MAX && rules_of[i] < 2)
+    for (const auto &sources : want.rule_sources)
+      for (const RuleSource &s : sources)
+        if (const size_t i = slot(s.line); i != SIZE_MAX && rules_of[i] < 2)
           ++rules_of[i];
     for (size_t c = 0; c < want.state.chains.size(); ++c)
       for (size_t d = 0; d < want.state.chains[c].rules.size(); ++d) {
-        const int n = want.rule_lines[c][d];
+        const int n = want.rule_sources[c][d].line;
         const size_t i = slot(n);
         // A rule given counters (-c) is parsed every time: its line sets
         // them, where a line taken unparsed keeps the kernel's.

@@ -95,8 +95,8 @@ journal_changes(const Batch &replacement, const std::string &table,
     const StateChain &d = want->state.chains[c];
     desired_at.emplace(d.name, c);
     KernelChain &k = out.after.chains.emplace_back(kernel_chain(d));
-    for (std::string_view m : want->rule_messages[c])
-      k.messages.emplace_back(m);
+    for (const RuleSource &s : want->rule_sources[c])
+      k.messages.emplace_back(s.message);
   }
   if (!out.changes)
     return out;

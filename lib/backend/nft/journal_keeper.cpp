@@ -62,7 +62,7 @@ void JournalKeeper::ask_echo(Batch &batch,
 bool JournalKeeper::record(Transport &transport, uint32_t family,
                            const std::string &table, uint32_t before,
                            bool committed, DesiredTable *want,
-                           const std::vector<std::vector<uint64_t>> *kept,
+                           const std::vector<uint64_t> *kept,
                            const std::vector<Allocation> &made,
                            std::string *why) {
   // The kernel moves the generation by one per commit, skipping 0.
@@ -81,14 +81,14 @@ bool JournalKeeper::record(Transport &transport, uint32_t family,
     return journal_.record(family, table, before, after, nullptr, now, why);
 
   TableState &state = want->state;
-  for (size_t c = 0; c < state.chains.size(); ++c) {
-    StateChain &s = state.chains[c];
+  size_t at = 0; // in *kept
+  for (StateChain &s : state.chains) {
     // The chain as made: a base chain without a policy accepts.
     s.policy = s.has_policy ? s.policy : NF_ACCEPT;
     s.has_policy = s.base;
-    for (size_t d = 0; d < s.rules.size(); ++d)
-      if (kept != nullptr)
-        s.rules[d].handle = (*kept)[c][d];
+    if (kept != nullptr)
+      for (StateRule &r : s.rules)
+        r.handle = (*kept)[at++];
   }
   if (!made.empty()) {
     // The first and last made get their handles echoed (ask_echo).

@@ -43,7 +43,7 @@ public:
   // are set as made and its rules' handles as the kernel's.
   bool record(Transport &transport, uint32_t family, const std::string &table,
               uint32_t before, bool committed, DesiredTable *want,
-              const std::vector<std::vector<uint64_t>> *kept,
+              const std::vector<uint64_t> *kept,
               const std::vector<Allocation> &made, std::string *why);
 
 private:

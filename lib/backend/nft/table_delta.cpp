@@ -210,29 +210,25 @@ public:
         continue;
       out.chain_messages.push_back(c.message);
       out.chain_index.push_back(c.index);
-      auto &messages = out.rule_messages.emplace_back();
-      auto &index = out.rule_index.emplace_back();
-      auto &lines = out.rule_lines.emplace_back();
+      auto &sources = out.rule_sources.emplace_back();
       StateChain &sc = out.state.chains.emplace_back(std::move(c.state));
       if (c.pending != nullptr) { // only the kernel's rules
         sc.rules.reserve(c.pending->size());
         for (const StateRule &kr : *c.pending)
           sc.rules.push_back(kernel_rule(kr));
-        messages.resize(sc.rules.size());
-        index.assign(sc.rules.size(), SIZE_MAX);
-        lines.assign(sc.rules.size(), 0);
+        sources.resize(sc.rules.size());
         continue;
       }
       sc.rules.reserve(c.rules.size());
+      sources.reserve(c.rules.size());
       for (const Rule &r : c.rules) {
         if (r.allocation != SIZE_MAX)
           allocations_[r.allocation] = {r.index, out.state.chains.size() - 1,
                                         sc.rules.size()};
         sc.rules.push_back(r.state);
-        messages.push_back(r.message);
-        index.push_back(r.index);
-        lines.push_back(r.index == SIZE_MAX ? r.line
-                                            : batch_.location(r.index).line);
+        sources.push_back(
+            {r.message, r.index,
+             r.index == SIZE_MAX ? r.line : batch_.location(r.index).line});
       }
     }
     out.allocations = std::move(allocations_);
@@ -419,11 +415,16 @@ desired_table(const Batch &replacement,
     chains.put(hash64(name), static_cast<uint32_t>(c));
     out.chain_messages.emplace_back();
     out.chain_index.push_back(SIZE_MAX);
-    out.rule_messages.emplace_back();
-    out.rule_index.emplace_back();
-    out.rule_lines.emplace_back();
+    out.rule_sources.emplace_back();
     return c;
   };
+  // (Room for the chains declared unparsed, the most of them as a rule:
+  // kube-proxy's 41,000, moved at each growth otherwise.)
+  const size_t expected = declared.size() + 16;
+  out.state.chains.reserve(expected);
+  out.chain_messages.reserve(expected);
+  out.chain_index.reserve(expected);
+  out.rule_sources.reserve(expected);
   for (std::string_view name : declared) {
     if (chain_of(name) != SIZE_MAX)
       return std::nullopt;
@@ -490,9 +491,8 @@ desired_table(const Batch &replacement,
     out.allocations.push_back(
         {index, chain, out.state.chains[chain].rules.size()});
     out.state.chains[chain].rules.push_back(r);
-    out.rule_messages[chain].push_back(m);
-    out.rule_index[chain].push_back(index);
-    out.rule_lines[chain].push_back(replacement.location(index).line);
+    out.rule_sources[chain].push_back(
+        {m, index, replacement.location(index).line});
   });
   if (!simple || seen < 2)
     return std::nullopt;
@@ -635,9 +635,9 @@ std::vector<Allocation> write_delta(Batch &out, const Delta &delta,
           op.kind == DeltaKind::rule_append    ? NLM_F_CREATE | NLM_F_APPEND
           : op.kind == DeltaKind::rule_replace ? NLM_F_CREATE | NLM_F_REPLACE
                                                : NLM_F_CREATE;
+      const RuleSource &source = want.rule_sources[op.chain][op.rule];
       out.add_copy(
-          want.rule_messages[op.chain][op.rule], flags,
-          replacement.location(want.rule_index[op.chain][op.rule]),
+          source.message, flags, replacement.location(source.index),
           "rule in chain", want.state.chains[op.chain].name,
           [&](nlmsghdr *nlh) {
             if (op.kind == DeltaKind::rule_insert_before)

@@ -35,20 +35,36 @@ struct Allocation {
   size_t chain, rule;
 };
 
+// Where a desired rule comes from: its message in the batch and the
+// message's index (empty and SIZE_MAX: a line taken unparsed, or a
+// --noflush kernel rule), and its input line (0: none).
+struct RuleSource {
+  std::string_view message;
+  size_t index = SIZE_MAX;
+  int line = 0;
+};
+
 // The desired table: the chains and rules a replacement batch makes, with
 // the message each came from.
 struct DesiredTable {
   TableState state;
   std::vector<std::string_view> chain_messages; // each chain's NEWCHAIN
   std::vector<size_t> chain_index;              // ... its message index
-  std::vector<std::vector<std::string_view>> rule_messages;
-  std::vector<std::vector<size_t>> rule_index;
-  std::vector<std::vector<int>> rule_lines; // each rule's input line
-  std::vector<Allocation> allocations;      // of the replacement batch
+  // Each chain's rules' sources, rule by rule as state.chains[c].rules.
+  std::vector<std::vector<RuleSource>> rule_sources;
+  std::vector<Allocation> allocations; // of the replacement batch
   // Whether the batch, sent again to the table it makes, makes it again
   // (a replacement; --noflush commands that only fill chains they flush
   // and delete chains they declare).
   bool repeatable = true;
+
+  // The input lines of chain c's rules, in order.
+  std::vector<int> lines_of(size_t c) const {
+    std::vector<int> out;
+    for (const RuleSource &s : rule_sources[c])
+      out.push_back(s.line);
+    return out;
+  }
 };
 
 // Rules keyed by message; nullopt when `replacement` does more than make
@@ -67,7 +83,7 @@ desired_table(const Batch &replacement,
 // and counters set), rules appended and inserted at a chain's head,
 // chains flushed, rules deleted by handle, chains deleted. The batch's
 // chains and rules carry their messages; the kernel's carry none
-// (chain_index and rule_index SIZE_MAX) and keep their keys and handles.
+// (chain_index and rule source index SIZE_MAX) and keep their keys and handles.
 // `allocations` are the batch's messages that make chains and rules (a
 // rule deleted again in the batch: rule SIZE_MAX). nullopt when the batch
 // does anything else
@@ -78,7 +94,7 @@ desired_table(const Batch &replacement,
 // `known` are lines the block's batch lacks because they were taken
 // unparsed (the journal knows them), in line order, each applied where its
 // line falls among the batch's messages: a rule line appends its recorded
-// rule (key only, no message; rule_lines its line), a user chain's
+// rule (key only, no message; its source's line), a user chain's
 // declaration (`declares`) flushes the chain, which must exist.
 struct UnparsedLine {
   int line;
