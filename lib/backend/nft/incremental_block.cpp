@@ -6,6 +6,7 @@
 
 #include <linux/netfilter/nf_tables.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <set>
 
@@ -21,6 +22,11 @@
 
 namespace fastrestore::nft {
 namespace {
+
+// A block's line, as its hash (note_lines) sees it: one that says what
+// the block does (hashed into it), another that says something (the block
+// is then not recorded whole), a blank line or a comment; or not seen yet.
+enum class LineKind : uint8_t { unseen, block, other, silent };
 
 class Incremental : public IncrementalBlock {
 
@@ -43,17 +49,18 @@ public:
 
   bool takes_unparsed(std::string_view line, int lineno,
                       uint64_t given) override {
-    // The whole block may be the one recorded: its lines are hashed as
-    // they go by (the record's lines taken unparsed all the same, so
-    // that another block needs no second reading).
+    // Each line's hash and kind, kept for the record (note_lines). The
+    // whole block may be the one recorded: its hash is made as the lines
+    // go by (the record's lines taken unparsed all the same, so that
+    // another block needs no second reading).
     uint64_t hash = 0;
-    if (speculating_) {
-      if (block_line(line)) {
-        hash = remember_hash(lineno, line, given);
+    if (records_lines()) {
+      const LineKind kind = line_kind(line);
+      hash = remember_line(lineno, line, given, kind);
+      if (speculating_ && kind == LineKind::block)
         speculation_.hash = fold_block(speculation_.hash, hash);
-      } else if (says_something(line)) {
+      else if (speculating_ && kind == LineKind::other)
         speculation_.broken = true; // not hashed, and parsed
-      }
     }
     if (known_lines_.empty() || needs_model_)
       return false;
@@ -61,8 +68,7 @@ public:
       return take_declaration(line, lineno);
     if (line.size() < 4 || line.compare(0, 3, "-A ") != 0)
       return false;
-    const HashIndex::Entry *known = known_lines_.find(
-        hash != 0 ? hash : remember_hash(lineno, line, given));
+    const HashIndex::Entry *known = known_lines_.find(hash);
     if (known == nullptr)
       return false;
     // --noflush: a rule appended to a chain the block has not emptied is
@@ -501,6 +507,7 @@ private:
     if (!parse_all_) {
       new_block_ = false; // a block read for the first time
       line_hashes_.clear();
+      line_kinds_.clear();
     }
     journal_state_.reset();
     known_lines_ = HashIndex();
@@ -599,15 +606,33 @@ private:
            digits(s.substr(colon + 1));
   }
 
-  // hash64 of the block's line `lineno` (`given`, when not 0), kept in
-  // line_hashes_ for note_lines.
-  uint64_t remember_hash(int lineno, std::string_view line, uint64_t given) {
+  // What a line of the block is to its hash (LineKind).
+  static LineKind line_kind(std::string_view l) {
+    return block_line(l)       ? LineKind::block
+           : says_something(l) ? LineKind::other
+                               : LineKind::silent;
+  }
+
+  // Whether the block's lines are recorded (note_lines): with a journal,
+  // but not in bridge tables or with --optimize.
+  bool records_lines() const {
+    return journal_ != nullptr && cfg_.family != Family::bridge &&
+           !cfg_.optimize;
+  }
+
+  // hash64 of the block's line `lineno` (`given`, when not 0), kept with
+  // its kind in line_hashes_ and line_kinds_ for note_lines.
+  uint64_t remember_line(int lineno, std::string_view line, uint64_t given,
+                         LineKind kind) {
     const uint64_t h = given != 0 ? given : hash64(line);
     if (lineno >= text_.first()) {
       const size_t i = static_cast<size_t>(lineno - text_.first());
-      if (line_hashes_.size() <= i)
+      if (line_hashes_.size() <= i) {
         line_hashes_.resize(i + 1, 0);
+        line_kinds_.resize(i + 1, LineKind::unseen);
+      }
       line_hashes_[i] = h;
+      line_kinds_[i] = kind;
     }
     return h;
   }
@@ -787,27 +812,36 @@ private:
       return;
     const int first = text_.first();
     const int last = first + text_.count() - 1; // the COMMIT line
-    // Every line's hash: those not made while the block was read, now.
+    // Every line's hash and kind: made while the block was read
+    // (takes_unparsed saw each line between the table's and COMMIT), or
+    // else now, from the block's text read again.
     std::vector<uint64_t> &hashes = line_hashes_;
-    hashes.resize(static_cast<size_t>(text_.count()), 0);
+    std::vector<LineKind> &kinds = line_kinds_;
+    const size_t count = static_cast<size_t>(text_.count());
+    hashes.resize(count, 0);
+    kinds.resize(count, LineKind::unseen);
+    if (count > 2 && std::find(kinds.begin() + 1, kinds.end() - 1,
+                               LineKind::unseen) != kinds.end() - 1)
+      text_.each(first, last, [&](std::string_view l, int n) {
+        if (n <= first || n >= last)
+          return;
+        const size_t i = static_cast<size_t>(n - first);
+        if (kinds[i] == LineKind::unseen) {
+          hashes[i] = hash64(l);
+          kinds[i] = line_kind(l);
+        }
+      });
     // The block's hash, as takes_unparsed makes it, when loading the block
     // again would leave the table as it is: no counters given, no host
     // name looked up, no line saying something that is not hashed.
     uint64_t block = block_seed();
     bool whole = want.repeatable && looked_up_.empty() && !counters_in(want);
-    text_.each(first, last, [&](std::string_view l, int n) {
-      if (n < first || n - first >= static_cast<int>(hashes.size()))
-        return;
-      uint64_t &h = hashes[static_cast<size_t>(n - first)];
-      if (h == 0)
-        h = hash64(l);
-      if (n == first || n == last)
-        return;
-      if (block_line(l))
-        block = fold_block(block, h);
-      else if (says_something(l))
+    for (size_t i = 1; i + 1 < count; ++i) {
+      if (kinds[i] == LineKind::block)
+        block = fold_block(block, hashes[i]);
+      else if (kinds[i] == LineKind::other)
         whole = false;
-    });
+    }
     want.state.block = whole ? block : 0;
     // The line of each rule, as an index into hashes; a line that made
     // several rules (-s a,b) is parsed every time: its hash stands for
@@ -888,6 +922,7 @@ private:
   // The hashes of the block's lines (by line, from its first; 0: not made
   // yet), made while it was read and completed by note_lines.
   std::vector<uint64_t> line_hashes_;
+  std::vector<LineKind> line_kinds_; // ... and their kinds
   // record_sets: recorded with the table (the --optimize sink gives them
   // for each block, again when a retry reads the block again).
   std::vector<StateSet> sets_;
