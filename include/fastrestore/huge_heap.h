@@ -11,12 +11,11 @@ namespace fastrestore {
 // system allows them (transparent_hugepage `madvise` or `always`).
 //
 // Why: an incremental reload of the 100k-rule kube-proxy table touches
-// about 70 MiB of heap once (the journal's record, the desired table,
-// their indexes): 18,800 page faults with 4 KiB pages, 1,700 with huge
-// ones, and its hash lookups miss the TLB less. Measured here, 14 such
-// reloads each way in one run: median wall 0.270 s -> 0.235 s, system
-// time 0.160 s -> 0.130 s; a full restore of the same table 2.355 s ->
-// 2.320 s; a one-rule file unchanged (RSS 6 MiB -> 8 MiB).
+// about 80 MiB of heap once (the journal's record, the desired table,
+// their indexes): 17,300 page faults with 4 KiB pages, 1,700 with huge
+// ones, and its hash lookups miss the TLB less. docs/BENCHMARKS.md
+// ("huge pages, fewer allocations") has the reloads timed against the
+// same binary run with THP disabled.
 //
 // Only address space is reserved: pages are backed as they are touched.
 // Where the region cannot be had (a strict overcommit limit), glibc

@@ -26,28 +26,27 @@ kept_rules(const std::vector<StateRule> &desired,
   // Each key's unused kernel rules in order: the first in its entry's a
   // (kNone: all used), the last in b, each one's next in next_same.
   constexpr uint32_t kNone = UINT32_MAX;
+  // (A key of 0, which HashIndex leaves out, goes in as ~0.)
   auto slot = [](uint64_t key) { return key != 0 ? key : ~key; };
   HashIndex where(kernel.size());
+  auto entry = [&](uint64_t key) {
+    return where.find(slot(key), [&](const HashIndex::Entry &e) {
+      return kernel[e.b].key == key;
+    });
+  };
   std::vector<uint32_t> next_same(kernel.size(), kNone);
   for (uint32_t k = 0; k < kernel.size(); ++k) {
-    const uint64_t key = kernel[k].key;
-    auto same = [&](const HashIndex::Entry &e) {
-      return kernel[e.b].key == key;
-    };
-    if (HashIndex::Entry *e = where.find(slot(key), same)) {
+    if (HashIndex::Entry *e = entry(kernel[k].key)) {
       next_same[e->b] = k;
       e->b = k;
     } else {
-      where.put(slot(key), k, k);
+      where.put(slot(kernel[k].key), k, k);
     }
   }
   std::vector<std::pair<size_t, size_t>> pairs; // (desired, kernel)
   pairs.reserve(desired.size());
   for (size_t d = 0; d < desired.size(); ++d) {
-    const uint64_t key = desired[d].key;
-    HashIndex::Entry *e = where.find(slot(key), [&](const HashIndex::Entry &x) {
-      return kernel[x.b].key == key;
-    });
+    HashIndex::Entry *e = entry(desired[d].key);
     if (e == nullptr || e->a == kNone)
       continue;
     pairs.emplace_back(d, e->a);

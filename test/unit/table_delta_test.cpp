@@ -19,6 +19,14 @@ using namespace fastrestore;
 
 namespace {
 
+// The input lines of `want`'s chain c's rules, in order.
+std::vector<int> lines_of(const nft::DesiredTable &want, size_t c) {
+  std::vector<int> out;
+  for (const nft::RuleSource &s : want.rule_sources[c])
+    out.push_back(s.line);
+  return out;
+}
+
 // A replacement of the filter table: INPUT (policy DROP) with `input`
 // lines, and a user chain `web` with `web` lines, each line numbered from
 // 10 in order.
@@ -83,7 +91,7 @@ TEST_CASE("table delta: a replacement read back as the desired table",
   CHECK(input.has_policy);
   CHECK(input.policy == uint32_t(NF_DROP));
   REQUIRE(input.rules.size() == 2);
-  CHECK(want->lines_of(0) == std::vector<int>{10, 11});
+  CHECK(lines_of(*want, 0) == std::vector<int>{10, 11});
   CHECK(want->state.chains[1].name == "web");
   CHECK_FALSE(want->state.chains[1].base);
   // Chains, then rules, in batch order: what the kernel numbers.
@@ -135,7 +143,7 @@ TEST_CASE("table delta: chains declared by lines the batch lacks",
   CHECK(want->chain_messages[0].empty());
   CHECK(want->chain_index[0] == SIZE_MAX);
   REQUIRE(want->state.chains[0].rules.size() == 1);
-  CHECK(want->lines_of(0) == std::vector<int>{12});
+  CHECK(lines_of(*want, 0) == std::vector<int>{12});
   CHECK(want->state.chains[1].name == "INPUT");
   CHECK(want->state.chains[1].rules.size() == 1);
   // Only the batch's own chain is allocated by the batch.

@@ -28,6 +28,12 @@ namespace {
 // is then not recorded whole), a blank line or a comment; or not seen yet.
 enum class LineKind : uint8_t { unseen, block, other, silent };
 
+// A block's line as seen: its hash64 and its kind.
+struct SeenLine {
+  uint64_t hash = 0;
+  LineKind kind = LineKind::unseen;
+};
+
 class Incremental : public IncrementalBlock {
 
 public:
@@ -432,12 +438,8 @@ private:
       keep_journal(generation, true, nullptr, nullptr, {});
       return;
     }
-    std::vector<uint64_t> handles;
-    handles.reserve(after->state.rule_count());
-    for (const StateChain &c : after->state.chains)
-      for (const StateRule &r : c.rules)
-        handles.push_back(r.handle); // the kernel's; 0 for the batch's
-    keep_journal(generation, true, after, &handles, made);
+    // (Its rules carry their handles: the kernel's; 0 for the batch's.)
+    keep_journal(generation, true, after, nullptr, made);
   }
 
   // The block's replacement batch sent whole, with `generation`; the
@@ -506,8 +508,7 @@ private:
     speculating_ = false;
     if (!parse_all_) {
       new_block_ = false; // a block read for the first time
-      line_hashes_.clear();
-      line_kinds_.clear();
+      seen_.clear();
     }
     journal_state_.reset();
     known_lines_ = HashIndex();
@@ -621,18 +622,15 @@ private:
   }
 
   // hash64 of the block's line `lineno` (`given`, when not 0), kept with
-  // its kind in line_hashes_ and line_kinds_ for note_lines.
+  // its kind in seen_ for note_lines.
   uint64_t remember_line(int lineno, std::string_view line, uint64_t given,
                          LineKind kind) {
     const uint64_t h = given != 0 ? given : hash64(line);
     if (lineno >= text_.first()) {
       const size_t i = static_cast<size_t>(lineno - text_.first());
-      if (line_hashes_.size() <= i) {
-        line_hashes_.resize(i + 1, 0);
-        line_kinds_.resize(i + 1, LineKind::unseen);
-      }
-      line_hashes_[i] = h;
-      line_kinds_[i] = kind;
+      if (seen_.size() <= i)
+        seen_.resize(i + 1);
+      seen_[i] = {h, kind};
     }
     return h;
   }
@@ -815,21 +813,16 @@ private:
     // Every line's hash and kind: made while the block was read
     // (takes_unparsed saw each line between the table's and COMMIT), or
     // else now, from the block's text read again.
-    std::vector<uint64_t> &hashes = line_hashes_;
-    std::vector<LineKind> &kinds = line_kinds_;
     const size_t count = static_cast<size_t>(text_.count());
-    hashes.resize(count, 0);
-    kinds.resize(count, LineKind::unseen);
-    if (count > 2 && std::find(kinds.begin() + 1, kinds.end() - 1,
-                               LineKind::unseen) != kinds.end() - 1)
+    seen_.resize(count);
+    auto unseen = [](const SeenLine &s) { return s.kind == LineKind::unseen; };
+    if (count > 2 && std::any_of(seen_.begin() + 1, seen_.end() - 1, unseen))
       text_.each(first, last, [&](std::string_view l, int n) {
         if (n <= first || n >= last)
           return;
-        const size_t i = static_cast<size_t>(n - first);
-        if (kinds[i] == LineKind::unseen) {
-          hashes[i] = hash64(l);
-          kinds[i] = line_kind(l);
-        }
+        SeenLine &s = seen_[static_cast<size_t>(n - first)];
+        if (unseen(s))
+          s = {hash64(l), line_kind(l)};
       });
     // The block's hash, as takes_unparsed makes it, when loading the block
     // again would leave the table as it is: no counters given, no host
@@ -837,21 +830,21 @@ private:
     uint64_t block = block_seed();
     bool whole = want.repeatable && looked_up_.empty() && !counters_in(want);
     for (size_t i = 1; i + 1 < count; ++i) {
-      if (kinds[i] == LineKind::block)
-        block = fold_block(block, hashes[i]);
-      else if (kinds[i] == LineKind::other)
+      if (seen_[i].kind == LineKind::block)
+        block = fold_block(block, seen_[i].hash);
+      else if (seen_[i].kind == LineKind::other)
         whole = false;
     }
     want.state.block = whole ? block : 0;
-    // The line of each rule, as an index into hashes; a line that made
+    // The line of each rule, as an index into seen_; a line that made
     // several rules (-s a,b) is parsed every time: its hash stands for
     // one rule.
     auto slot = [&](int n) {
-      return n >= first && n - first < static_cast<int>(hashes.size())
+      return n >= first && n - first < static_cast<int>(seen_.size())
                  ? static_cast<size_t>(n - first)
                  : SIZE_MAX;
     };
-    std::vector<uint8_t> rules_of(hashes.size(), 0);
+    std::vector<uint8_t> rules_of(seen_.size(), 0);
     for (const auto &sources : want.rule_sources)
       for (const RuleSource &s : sources)
         if (const size_t i = slot(s.line); i != SIZE_MAX && rules_of[i] < 2)
@@ -865,7 +858,7 @@ private:
         const bool known = i != SIZE_MAX && rules_of[i] == 1 &&
                            !looked_up_.count(n) &&
                            !want.state.chains[c].rules[d].counters;
-        want.state.chains[c].rules[d].line = known ? hashes[i] : 0;
+        want.state.chains[c].rules[d].line = known ? seen_[i].hash : 0;
       }
   }
 
@@ -919,10 +912,9 @@ private:
     uint32_t chain, rule; // in journal_state_
   };
   std::vector<Unparsed> unparsed_; // lines taken unparsed, in order
-  // The hashes of the block's lines (by line, from its first; 0: not made
-  // yet), made while it was read and completed by note_lines.
-  std::vector<uint64_t> line_hashes_;
-  std::vector<LineKind> line_kinds_; // ... and their kinds
+  // The block's lines as seen (by line, from its first), while it was
+  // read, completed by note_lines.
+  std::vector<SeenLine> seen_;
   // record_sets: recorded with the table (the --optimize sink gives them
   // for each block, again when a retry reads the block again).
   std::vector<StateSet> sets_;

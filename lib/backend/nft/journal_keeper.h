@@ -36,7 +36,8 @@ public:
 
   // After a batch sent with generation `before` (committed: the kernel took
   // it; false: nothing was sent) left the table `want` (keyed by message): kept
-  // rules at `kept` (the delta's kept_handles; none: all made), the rest made
+  // rules at `kept` (the delta's kept_handles; none: `want`'s rules carry
+  // their handles, 0 for those made), the rest made
   // by `made`, whose handles follow from the transport's echoes. With `want`
   // null the table's record is forgotten. False, with the reason, when nothing
   // was recorded. `want`'s state becomes the record: its chains' policies

@@ -57,14 +57,6 @@ struct DesiredTable {
   // (a replacement; --noflush commands that only fill chains they flush
   // and delete chains they declare).
   bool repeatable = true;
-
-  // The input lines of chain c's rules, in order.
-  std::vector<int> lines_of(size_t c) const {
-    std::vector<int> out;
-    for (const RuleSource &s : rule_sources[c])
-      out.push_back(s.line);
-    return out;
-  }
 };
 
 // Rules keyed by message; nullopt when `replacement` does more than make
@@ -83,7 +75,8 @@ desired_table(const Batch &replacement,
 // and counters set), rules appended and inserted at a chain's head,
 // chains flushed, rules deleted by handle, chains deleted. The batch's
 // chains and rules carry their messages; the kernel's carry none
-// (chain_index and rule source index SIZE_MAX) and keep their keys and handles.
+// (chain_index and their rule sources' index SIZE_MAX) and keep their
+// keys and handles.
 // `allocations` are the batch's messages that make chains and rules (a
 // rule deleted again in the batch: rule SIZE_MAX). nullopt when the batch
 // does anything else
