@@ -19,6 +19,7 @@
 #include "fastrestore/load_preview.h"
 #include "fastrestore/noflush_commands.h"
 #include "fastrestore/unified_diff.h"
+#include "fastrestore/xt_lookup.h"
 
 namespace po = boost::program_options;
 
@@ -188,7 +189,11 @@ int diff_main(const Program &program, int argc, char **argv) {
   if (vm.count("commands")) {
     std::string commands;
     for (const TableTexts &t : preview.tables)
-      commands += noflush_commands(t.before, t.after, cfg.family, cfg.counters);
+      commands += noflush_commands(
+          t.before, t.after, cfg.family, cfg.counters,
+          [](std::string_view name) {
+            return peek_target(std::string(name).c_str()) != nullptr;
+          });
     std::cout << commands;
     std::cout.flush();
     return commands.empty() ? 0 : 1;

@@ -77,6 +77,23 @@ SavedTable read_save(std::string_view text) {
   return t;
 }
 
+// The chain a rule line may jump or go to: NAME when the line ends in
+// -j/-g NAME ("" otherwise). A target with options prints them after its
+// name, so `-j LOG --log-prefix x` is the target; a bare `-j LOG` reads
+// the same for the chain and for the target with its defaults, and is
+// taken as the chain.
+std::string_view jump_of(std::string_view rule) {
+  std::string_view last, word;
+  while (!rule.empty()) {
+    last = word;
+    word = first_word(rule);
+    rule.remove_prefix(std::min(rule.size(), word.size() + 1));
+  }
+  if (last == "-j" || last == "-g" || last == "--jump" || last == "--goto")
+    return word;
+  return {};
+}
+
 // A rule as the line diff compares it: with its counters.
 std::vector<std::string> whole_rules(const SavedChain &c) {
   std::vector<std::string> out;
@@ -87,9 +104,10 @@ std::vector<std::string> whole_rules(const SavedChain &c) {
 
 } // namespace
 
-std::string noflush_commands(std::string_view before_text,
-                             std::string_view after_text, Family family,
-                             bool counters) {
+std::string
+noflush_commands(std::string_view before_text, std::string_view after_text,
+                 Family family, bool counters,
+                 const std::function<bool(std::string_view)> &is_target) {
   const SavedTable before = read_save(before_text);
   const SavedTable after = read_save(after_text);
   const BuiltinTable *table = find_builtin_table(after.name, family);
@@ -117,18 +135,57 @@ std::string noflush_commands(std::string_view before_text,
   // a declaration takes), with an ebtables chain's policy; their rules
   // below with the others'.
   const SavedChain none;
+  auto declare = [&](const SavedChain &c) {
+    line(":" + std::string(c.name) + " " + std::string(c.policy) +
+         (family == Family::bridge ? "" : " [0:0]"));
+    declared.insert(c.name);
+  };
   for (const SavedChain &c : after.chains)
-    if (before.find(c.name) == nullptr && !builtin(c.name)) {
-      line(":" + std::string(c.name) + " " + std::string(c.policy) +
-           (family == Family::bridge ? "" : " [0:0]"));
-      declared.insert(c.name);
+    if (before.find(c.name) == nullptr && !builtin(c.name))
+      declare(c);
+  // Each chain's line diff, from nothing for a chain declared above.
+  std::vector<std::vector<std::string>> olds, news;
+  std::vector<std::vector<Edit>> edits_of;
+  auto diff_chain = [&](size_t i) {
+    const SavedChain &c = after.chains[i];
+    const SavedChain *was = declared.count(c.name) != 0 && !builtin(c.name)
+                                ? &none
+                                : before.find(c.name);
+    olds[i] = whole_rules(was ? *was : none);
+    news[i] = whole_rules(c);
+    const std::vector<std::string_view> av(olds[i].begin(), olds[i].end()),
+        bv(news[i].begin(), news[i].end());
+    edits_of[i] = line_edits(av, bv);
+  };
+  olds.resize(after.chains.size());
+  news.resize(after.chains.size());
+  edits_of.resize(after.chains.size());
+  for (size_t i = 0; i < after.chains.size(); ++i)
+    diff_chain(i);
+  // A user chain both saves hold, named after a target plugin, that a
+  // written rule jumps to: declared, so that -j means the chain (as it did
+  // where the saves' blocks declared it), and written whole; its own rules
+  // may jump to another such chain.
+  auto shadowed = [&]() -> const SavedChain * {
+    for (size_t i = 0; i < after.chains.size(); ++i)
+      for (const Edit &e : edits_of[i]) {
+        if (e.kind != EditKind::add)
+          continue;
+        const std::string_view to = jump_of(after.chains[i].rules[e.b]);
+        const SavedChain *target = after.find(to);
+        if (target != nullptr && !builtin(to) && declared.count(to) == 0 &&
+            is_target(to))
+          return target;
+      }
+    return nullptr;
+  };
+  if (is_target && family != Family::bridge)
+    while (const SavedChain *c = shadowed()) {
+      declare(*c);
+      diff_chain(static_cast<size_t>(c - after.chains.data()));
     }
-  for (const SavedChain &c : after.chains) {
-    const SavedChain *was = before.find(c.name);
-    const std::vector<std::string> a = whole_rules(was ? *was : none),
-                                   b = whole_rules(c);
-    const std::vector<std::string_view> av(a.begin(), a.end()),
-        bv(b.begin(), b.end());
+  for (size_t ci = 0; ci < after.chains.size(); ++ci) {
+    const SavedChain &c = after.chains[ci];
     const std::string name(c.name);
     auto rule = [&](const char *command, size_t at, size_t b) {
       line(std::string(c.counters[b]) + command + name + " " +
@@ -137,7 +194,7 @@ std::string noflush_commands(std::string_view before_text,
     // Each run of removed and added rules between kept ones: as many as
     // can be replaced in place (-R; not for the bridge), the other
     // removed ones deleted, the other added ones inserted.
-    const std::vector<Edit> edits = line_edits(av, bv);
+    const std::vector<Edit> &edits = edits_of[ci];
     size_t at = 1; // the rule number the next edit is at
     for (size_t i = 0; i < edits.size();) {
       if (edits[i].kind == EditKind::keep) {

@@ -111,3 +111,50 @@ TEST_CASE("noflush commands: ebtables user chains keep their policy",
         "-P web RETURN\n"
         "COMMIT\n");
 }
+
+TEST_CASE("noflush commands: a chain named after a target, jumped to",
+          "[noflush_commands]") {
+  auto save = [](const std::string &input_rule, const std::string &log_rule) {
+    return "*filter\n"
+           ":INPUT ACCEPT [0:0]\n"
+           ":LOG - [0:0]\n"
+           ":REJECT - [0:0]\n"
+           ":web - [0:0]\n"
+           "-A INPUT " +
+           input_rule + "\n-A LOG " + log_rule + "\nCOMMIT\n";
+  };
+  auto is_target = [](std::string_view name) {
+    return name == "LOG" || name == "REJECT";
+  };
+  // Undeclared in a --noflush block, -j LOG and -j REJECT are the
+  // targets: both chains are declared (emptied) and LOG's rules written
+  // whole; web, not a target's name, is not.
+  CHECK(noflush_commands(save("-j LOG", "-j REJECT"),
+                         save("-p tcp -j LOG", "-p udp -j REJECT"),
+                         Family::ipv4, false, is_target) ==
+        "*filter\n"
+        ":LOG - [0:0]\n"
+        ":REJECT - [0:0]\n"
+        "-R INPUT 1 -p tcp -j LOG\n"
+        "-I LOG 1 -p udp -j REJECT\n"
+        "COMMIT\n");
+  CHECK(noflush_commands(save("-j web", "-j ACCEPT"),
+                         save("-p tcp -j web", "-j ACCEPT"), Family::ipv4,
+                         false, is_target) == "*filter\n"
+                                              "-R INPUT 1 -p tcp -j web\n"
+                                              "COMMIT\n");
+  // A target's options follow its name: that rule is the target's, and
+  // chain LOG is left as it is.
+  CHECK(noflush_commands(save("-j LOG", "-j REJECT"),
+                         save("-p tcp -j LOG --log-prefix x", "-j REJECT"),
+                         Family::ipv4, false, is_target) ==
+        "*filter\n"
+        "-R INPUT 1 -p tcp -j LOG --log-prefix x\n"
+        "COMMIT\n");
+  // Without the question asked, as before.
+  CHECK(noflush_commands(save("-j LOG", "-j REJECT"),
+                         save("-p tcp -j LOG", "-j REJECT"), Family::ipv4,
+                         false) == "*filter\n"
+                                   "-R INPUT 1 -p tcp -j LOG\n"
+                                   "COMMIT\n");
+}
