@@ -1,5 +1,5 @@
 #include "fastrestore/cli.h"
-#include "fastrestore/huge_heap.h"
+#include "fastrestore/process_heap.h"
 
 int main(int argc, char **argv) {
   fastrestore::use_huge_pages_for_heap();

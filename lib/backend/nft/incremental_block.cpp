@@ -16,6 +16,7 @@
 #include "fastrestore/name_lookups.h"
 #include "fastrestore/nft_backend.h"
 #include "fastrestore/parse_fingerprint.h"
+#include "fastrestore/process_heap.h"
 #include "fastrestore/stats.h"
 #include "fastrestore/tables.h"
 #include "journal_keeper.h"
@@ -222,6 +223,17 @@ private:
       }
     }
     std::optional<Delta> delta;
+    // The block done, these are left to the process's exit (process_heap.h).
+    struct LeftToExit {
+      std::optional<TableState> &kernel;
+      std::optional<DesiredTable> &want;
+      std::optional<Delta> &delta;
+      ~LeftToExit() {
+        leave_to_exit(kernel);
+        leave_to_exit(want);
+        leave_to_exit(delta);
+      }
+    } left{kernel, want, delta};
     if (kernel && want && (cfg_.noflush || !want->state.chains.empty())) {
       // A table read is compared by identity (rule_identity), the
       // journal's by message; the journal keeps message keys.

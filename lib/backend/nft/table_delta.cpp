@@ -15,6 +15,7 @@
 #include "fastrestore/nft_attrs.h"
 #include "fastrestore/nft_backend.h"
 #include "fastrestore/nft_dumper.h"
+#include "fastrestore/process_heap.h"
 #include "fastrestore/rule_signature.h"
 
 namespace fastrestore::nft {
@@ -519,7 +520,9 @@ noflush_table(const Batch &batch, const TableState &kernel,
     simple = sim.take_line(known[k++]);
   if (!simple)
     return std::nullopt;
-  return sim.result();
+  DesiredTable out = sim.result();
+  leave_to_exit(sim); // its chains' rule lists (process_heap.h)
+  return out;
 }
 
 std::vector<Allocation> rule_allocations(const Batch &batch,

@@ -1,4 +1,4 @@
-#include "fastrestore/huge_heap.h"
+#include "fastrestore/process_heap.h"
 
 #include <malloc.h>
 #include <sys/mman.h>
@@ -9,10 +9,19 @@
 
 namespace fastrestore {
 
+namespace {
+bool one_restore = false; // use_huge_pages_for_heap was called
+} // namespace
+
+bool exit_frees_heap() {
+  return one_restore;
+}
+
 void use_huge_pages_for_heap() {
 #if defined(__SANITIZE_ADDRESS__)
   return;
 #else
+  one_restore = true;
   constexpr size_t kRegion = size_t{256} << 20;
   constexpr uintptr_t kHuge = uintptr_t{2} << 20;
   // (32 MiB is the largest threshold glibc takes; setting it also ends

@@ -1,0 +1,49 @@
+// The heap of the fastrestore process, which runs one restore and exits:
+// on transparent huge pages, and what a block leaves behind freed by the
+// exit rather than one allocation at a time.
+#pragma once
+
+#include <utility>
+
+namespace fastrestore {
+
+// Call first thing in main, before any thread starts. glibc's main heap
+// is made to grow by sbrk in one step of 256 MiB of address space
+// (allocations up to 32 MiB come from it rather than from their own
+// mmap, and it is not trimmed), and that region is advised
+// MADV_HUGEPAGE, so the kernel backs it with 2 MiB pages where the
+// system allows them (transparent_hugepage `madvise` or `always`).
+//
+// Why: an incremental reload of the 100k-rule kube-proxy table touches
+// about 80 MiB of heap once (the journal's record, the desired table,
+// their indexes): 17,300 page faults with 4 KiB pages, 1,700 with huge
+// ones, and its hash lookups miss the TLB less. docs/BENCHMARKS.md
+// ("huge pages, fewer allocations") has the reloads timed against the
+// same binary run with THP disabled.
+//
+// Only address space is reserved: pages are backed as they are touched.
+// Where the region cannot be had (a strict overcommit limit), glibc
+// falls back to mmap and nothing is advised. Under AddressSanitizer
+// (its own allocator) it does nothing.
+void use_huge_pages_for_heap();
+
+// Whether leave_to_exit leaves things to the exit: only once main has
+// called use_huge_pages_for_heap (the process runs one restore), and not
+// under AddressSanitizer, whose leak check would report them. Tests and
+// fuzzers, which run many restores in one process, free as usual.
+bool exit_frees_heap();
+
+// When exit_frees_heap(): `value` moved out into an object never
+// destroyed, so that the process's exit gives its memory back whole
+// (otherwise it stays for its owner to destroy). For a block's large
+// structures once it is done: the journal's record of the kube-proxy
+// table and the desired table (41,000 chains each, with their names and
+// rule vectors) are some 250,000 allocations, whose frees (and the
+// consolidation of freed chunks that freeing a large one sets off) took
+// 15-20 ms of a 0.45 s reload.
+template <class T> void leave_to_exit(T &value) {
+  if (exit_frees_heap())
+    new T(std::move(value)); // (never deleted)
+}
+
+} // namespace fastrestore
