@@ -83,10 +83,21 @@ public:
   // Nothing is written unless `generation_now` (asked under the journal's
   // lock) is still `after`. False, with the reason, when nothing could be
   // written; a restore goes on either way.
+  //
+  // `encoded`, when given, is `state`'s record made ahead by encode().
+  struct Encoded {
+    uint64_t serial = 0;
+    std::string bytes;
+  };
   bool record(uint32_t family, const std::string &table, uint32_t before,
               uint32_t after, const TableState *state,
-              const std::function<uint32_t()> &generation_now,
-              std::string *why);
+              const std::function<uint32_t()> &generation_now, std::string *why,
+              const Encoded *encoded = nullptr);
+
+  // The record of `state` for the table under a new serial, for record():
+  // made while the kernel takes a batch, on another thread.
+  Encoded encode(uint32_t family, const std::string &table,
+                 const TableState &state) const;
 
   const std::string &dir() const { return dir_; }
 

@@ -62,6 +62,10 @@ struct TableState {
   // block text, under the same fingerprint, may then be taken whole
   // without parsing.
   uint64_t block = 0;
+  // Kernel side: the handle the kernel gives the next chain or rule made
+  // in the table (one more than the last it made), as a commit left it
+  // (0: not known).
+  uint64_t next_handle = 0;
   size_t rule_count() const {
     size_t n = 0;
     for (const auto &c : chains)

@@ -19,7 +19,7 @@
 namespace fastrestore {
 namespace {
 
-constexpr uint32_t kVersion = 4;
+constexpr uint32_t kVersion = 5;
 constexpr size_t kMaxName = 256;
 
 void seal(journal::Writer &w) {
@@ -91,6 +91,7 @@ std::string encode_table_record(const JournalKey &key, uint64_t serial,
   w.u64(serial);
   w.u64(state.fingerprint);
   w.u64(state.block);
+  w.u64(state.next_handle);
   w.varint(state.chains.size());
   for (const StateChain &c : state.chains) {
     w.str(c.name);
@@ -151,6 +152,7 @@ std::optional<TableState> decode_table_record(std::string_view bytes,
   TableState state;
   state.fingerprint = r.u64();
   state.block = r.u64();
+  state.next_handle = r.u64();
   const uint64_t chains = r.varint();
   if (!r.ok() || chains > r.left())
     return broken();

@@ -234,7 +234,7 @@ std::optional<TableState> Journal::load(uint32_t family,
 bool Journal::record(uint32_t family, const std::string &table, uint32_t before,
                      uint32_t after, const TableState *state,
                      const std::function<uint32_t()> &generation_now,
-                     std::string *why) {
+                     std::string *why, const Encoded *encoded) {
   if (!journaled_name(table)) {
     *why = "table name not journaled";
     return false;
@@ -268,13 +268,12 @@ bool Journal::record(uint32_t family, const std::string &table, uint32_t before,
                      index.tables.end());
   const std::string path = table_path(family, table);
   if (state != nullptr) {
-    const uint64_t serial = new_serial();
-    if (!write_file(
-            dir_, path,
-            encode_table_record(JournalKey{ns_, family, table}, serial, *state),
-            why))
+    const Encoded made =
+        encoded != nullptr ? Encoded{} : encode(family, table, *state);
+    const Encoded &record = encoded != nullptr ? *encoded : made;
+    if (!write_file(dir_, path, record.bytes, why))
       return false;
-    index.tables.push_back({family, table, serial});
+    index.tables.push_back({family, table, record.serial});
   } else {
     unlink(path.c_str());
   }
@@ -283,6 +282,15 @@ bool Journal::record(uint32_t family, const std::string &table, uint32_t before,
     return false;
   prune();
   return true;
+}
+
+Journal::Encoded Journal::encode(uint32_t family, const std::string &table,
+                                 const TableState &state) const {
+  Encoded out;
+  out.serial = new_serial();
+  out.bytes =
+      encode_table_record(JournalKey{ns_, family, table}, out.serial, state);
+  return out;
 }
 
 void Journal::prune() const {

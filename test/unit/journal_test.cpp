@@ -37,6 +37,7 @@ TableState sample(size_t rules = 3) {
   input.rules.push_back({7, 5, 0, false, 0, 0}); // a smaller handle after
   t.fingerprint = 0xfeed;
   t.block = 0xb10c;
+  t.next_handle = 0x1234567890;
   t.chains.push_back(input);
   StateChain web;
   web.name = "web";
@@ -48,7 +49,7 @@ TableState sample(size_t rules = 3) {
 
 bool same(const TableState &a, const TableState &b) {
   if (a.chains.size() != b.chains.size() || a.fingerprint != b.fingerprint ||
-      a.block != b.block || a.sets != b.sets)
+      a.block != b.block || a.next_handle != b.next_handle || a.sets != b.sets)
     return false;
   for (size_t c = 0; c < a.chains.size(); ++c) {
     const StateChain &x = a.chains[c], &y = b.chains[c];
@@ -145,6 +146,24 @@ TEST_CASE("journal: a record is current at its generation only", "[journal]") {
   CHECK(why == "no record of this table");
   // Another namespace sees nothing of it.
   CHECK_FALSE(Journal(d.path, ns(7)).load(2, "filter", 11, &why));
+}
+
+TEST_CASE("journal: a record encoded ahead is the one written", "[journal]") {
+  Dir d;
+  Journal j(d.path, ns());
+  const TableState t = sample();
+  std::string why;
+  const Journal::Encoded ahead = j.encode(2, "filter", t);
+  CHECK(ahead.bytes ==
+        encode_table_record(JournalKey{ns(), 2, "filter"}, ahead.serial, t));
+  // (Given `state` only to say a record is written: its bytes are the
+  // ones encoded.)
+  const TableState other = sample(1);
+  REQUIRE(j.record(
+      2, "filter", 10, 11, &other, [] { return gen(11); }, &why, &ahead));
+  auto got = j.load(2, "filter", 11, &why);
+  REQUIRE(got);
+  CHECK(same(*got, t));
 }
 
 TEST_CASE("journal: fastrestore's own commit keeps its other tables current",

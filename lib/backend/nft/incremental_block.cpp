@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <set>
+#include <thread>
 
 #include "fastrestore/delta.h"
 #include "fastrestore/hash64.h"
@@ -276,6 +277,10 @@ private:
     stats.incremental = delta->ops.empty() ? "nothing" : "changes";
     std::vector<Allocation> made;
     const bool send = !delta->ops.empty();
+    // (A batch that makes nothing leaves the kernel's next handle.)
+    want->state.next_handle = kernel->next_handle;
+    JournalKeeper::Ahead ahead;
+    bool prepared = false;
     if (send) {
       Batch changes(cfg_.family, id_base);
       made = write_delta(changes, *delta, *want, *batch_, *kernel, table_,
@@ -283,9 +288,38 @@ private:
       if (journal_ != nullptr)
         JournalKeeper::ask_echo(changes, made);
       changes.finish();
+      // The record made while the kernel takes the batch, its handles
+      // foretold (journal_keeper.h).
+      struct Beside {
+        std::thread thread;
+        void join() {
+          if (thread.joinable())
+            thread.join();
+        }
+        ~Beside() { join(); }
+      } beside;
+      if (journal_ != nullptr && kernel->next_handle != 0) {
+        fingerprint(); // (made here: note_lines asks for it)
+        prepared = true;
+        beside.thread = std::thread([&] {
+          try {
+            note_lines(*want);
+            want->state.sets = sets_;
+            journal_->prepare(batch_family(), table_, *want,
+                              &delta->kept_handles, made, kernel->next_handle,
+                              ahead);
+          } catch (...) {
+            ahead.ready = false; // (made after the commit instead)
+          }
+        });
+      }
       try {
         commit_batch(changes, *transport_, &generation);
+        beside.join();
       } catch (const Error &) {
+        beside.join();
+        if (prepared)
+          want.reset(); // set as recorded: made again from the batch
         // Refused (nothing changed): with lines taken unparsed, the error
         // is the one parsing every line finds (a kept line that jumps to
         // a chain the block no longer declares), as without the journal;
@@ -308,7 +342,8 @@ private:
     const bool sets_changed = !kernel || kernel->sets != sets_;
     if (journal_ != nullptr && (send || read || !want_fingerprint_current_ ||
                                 new_block_ || sets_changed))
-      keep_journal(generation, send, &*want, &delta->kept_handles, made);
+      keep_journal(generation, send, &*want, &delta->kept_handles, made,
+                   prepared ? &ahead : nullptr);
     verbose_report(&*delta, want, kernel);
   }
 
@@ -469,16 +504,18 @@ private:
                    whole ? want->allocations : std::vector<Allocation>{});
   }
 
+  // `ahead`: the record prepared beside the commit, if it was.
   void keep_journal(uint32_t generation, bool committed, DesiredTable *want,
                     const std::vector<uint64_t> *kept,
-                    const std::vector<Allocation> &made) {
-    if (want != nullptr) {
+                    const std::vector<Allocation> &made,
+                    JournalKeeper::Ahead *ahead = nullptr) {
+    if (want != nullptr && (ahead == nullptr || !ahead->settled)) {
       note_lines(*want);
       want->state.sets = sets_;
     }
     std::string why;
     if (!journal_->record(*transport_, batch_family(), table_, generation,
-                          committed, want, kept, made, &why))
+                          committed, want, kept, made, &why, ahead))
       phase_stats().journal_note = "not kept: " + why;
   }
 

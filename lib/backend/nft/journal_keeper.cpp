@@ -28,6 +28,38 @@ uint64_t echoed_handle(const std::string &m) {
   return handle;
 }
 
+// The chains' policies as made (a base chain without a policy accepts)
+// and the kept rules' handles, from `kept` in order (none: the rules
+// carry theirs).
+void settle(TableState &state, const std::vector<uint64_t> *kept) {
+  size_t at = 0; // in *kept
+  for (StateChain &s : state.chains) {
+    s.policy = s.has_policy ? s.policy : NF_ACCEPT;
+    s.has_policy = s.base;
+    if (kept != nullptr)
+      for (StateRule &r : s.rules)
+        r.handle = (*kept)[at++];
+  }
+}
+
+// The handles of what `made` made, `first` on, and the table's next.
+void place_made(TableState &state, const std::vector<Allocation> &made,
+                uint64_t first) {
+  for (size_t i = 0; i < made.size(); ++i)
+    if (made[i].rule != SIZE_MAX)
+      state.chains[made[i].chain].rules[made[i].rule].handle = first + i;
+  if (!made.empty())
+    state.next_handle = first + made.size();
+}
+
+bool handles_known(const TableState &state) {
+  for (const auto &c : state.chains)
+    for (const auto &r : c.rules)
+      if (r.handle == 0)
+        return false;
+  return true;
+}
+
 } // namespace
 
 std::unique_ptr<JournalKeeper> JournalKeeper::open(std::string *why) {
@@ -64,7 +96,7 @@ bool JournalKeeper::record(Transport &transport, uint32_t family,
                            bool committed, DesiredTable *want,
                            const std::vector<uint64_t> *kept,
                            const std::vector<Allocation> &made,
-                           std::string *why) {
+                           std::string *why, Ahead *ahead) {
   // The kernel moves the generation by one per commit, skipping 0.
   uint32_t after = before;
   if (committed)
@@ -81,15 +113,8 @@ bool JournalKeeper::record(Transport &transport, uint32_t family,
     return journal_.record(family, table, before, after, nullptr, now, why);
 
   TableState &state = want->state;
-  size_t at = 0; // in *kept
-  for (StateChain &s : state.chains) {
-    // The chain as made: a base chain without a policy accepts.
-    s.policy = s.has_policy ? s.policy : NF_ACCEPT;
-    s.has_policy = s.base;
-    if (kept != nullptr)
-      for (StateRule &r : s.rules)
-        r.handle = (*kept)[at++];
-  }
+  if (ahead == nullptr || !ahead->settled)
+    settle(state, kept);
   if (!made.empty()) {
     // The first and last made get their handles echoed (ask_echo).
     const size_t echoes = made.size() > 1 ? 2 : 1;
@@ -99,15 +124,34 @@ bool JournalKeeper::record(Transport &transport, uint32_t family,
     const uint64_t last = echoed_handle(transport.echoes.back());
     if (first == 0 || last - first != made.size() - 1)
       return forget("the kernel's handles were not consecutive");
-    for (size_t i = 0; i < made.size(); ++i)
-      if (made[i].rule != SIZE_MAX)
-        state.chains[made[i].chain].rules[made[i].rule].handle = first + i;
+    if (ahead != nullptr && ahead->first != first)
+      ahead->ready = false; // foretold wrong: made again
+    place_made(state, made, first);
   }
-  for (const auto &c : state.chains)
-    for (const auto &r : c.rules)
-      if (r.handle == 0)
-        return forget("a rule's handle is not known");
+  if (ahead != nullptr && ahead->ready)
+    return journal_.record(family, table, before, after, &state, now, why,
+                           &ahead->encoded);
+  if (!handles_known(state))
+    return forget("a rule's handle is not known");
   return journal_.record(family, table, before, after, &state, now, why);
+}
+
+void JournalKeeper::prepare(uint32_t family, const std::string &table,
+                            DesiredTable &want,
+                            const std::vector<uint64_t> *kept,
+                            const std::vector<Allocation> &made, uint64_t first,
+                            Ahead &ahead) const {
+  ahead.ready = false;
+  settle(want.state, kept);
+  ahead.settled = true;
+  ahead.first = first;
+  if (first == 0 && !made.empty())
+    return;
+  place_made(want.state, made, first);
+  if (!handles_known(want.state))
+    return;
+  ahead.encoded = journal_.encode(family, table, want.state);
+  ahead.ready = true;
 }
 
 } // namespace fastrestore::nft

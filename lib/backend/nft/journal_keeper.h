@@ -9,6 +9,14 @@
 // (NLM_F_ECHO), and the record is written only when the two echoed
 // handles are as far apart as the messages are; every other handle
 // follows. (Echoing every message costs a reply per rule.)
+//
+// The kernel's numbering also lets the record be made ahead: a table's
+// record keeps the handle its commit would give next, and where the
+// kernel side came from a current record, the handles of what a batch
+// makes are foretold, and the record encoded while the kernel takes the
+// batch (prepare, on another thread). The echoes then confirm them, or
+// the record is made again with the handles echoed (another program's
+// batch that the kernel refused used handles without a commit).
 #pragma once
 
 #include <memory>
@@ -42,10 +50,31 @@ public:
   // null the table's record is forgotten. False, with the reason, when nothing
   // was recorded. `want`'s state becomes the record: its chains' policies
   // are set as made and its rules' handles as the kernel's.
+  // `want`'s state's next_handle: the kernel side's (a batch that makes
+  // nothing leaves it), or 0.
+  //
+  // `ahead`, when given, is prepare()'s for the same `want`, `kept` and
+  // `made`.
+  struct Ahead {
+    uint64_t first = 0; // the handle foretold for made.front()
+    Journal::Encoded encoded;
+    bool settled = false; // `want`'s state set as record() sets it
+    bool ready = false;   // every handle known, and encoded
+  };
   bool record(Transport &transport, uint32_t family, const std::string &table,
               uint32_t before, bool committed, DesiredTable *want,
               const std::vector<uint64_t> *kept,
-              const std::vector<Allocation> &made, std::string *why);
+              const std::vector<Allocation> &made, std::string *why,
+              Ahead *ahead = nullptr);
+
+  // Before the commit: sets `want`'s state as record() would, with the
+  // handles of `made` from `first` on (the kernel side's next_handle),
+  // and encodes it. Touches nothing but its arguments and this journal,
+  // so that it runs beside the commit.
+  void prepare(uint32_t family, const std::string &table, DesiredTable &want,
+               const std::vector<uint64_t> *kept,
+               const std::vector<Allocation> &made, uint64_t first,
+               Ahead &ahead) const;
 
 private:
   explicit JournalKeeper(Journal journal) : journal_(std::move(journal)) {}
