@@ -7,6 +7,17 @@
 #include <cstdint>
 #include <cstdlib>
 
+// Under AddressSanitizer (GCC says so by __SANITIZE_ADDRESS__, clang by
+// __has_feature) the heap is the sanitizer's and its leak check runs at
+// the exit.
+#if defined(__SANITIZE_ADDRESS__)
+#define FASTRESTORE_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FASTRESTORE_ASAN 1
+#endif
+#endif
+
 namespace fastrestore {
 
 namespace {
@@ -18,7 +29,7 @@ bool exit_frees_heap() {
 }
 
 void use_huge_pages_for_heap() {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(FASTRESTORE_ASAN)
   return;
 #else
   one_restore = true;
