@@ -144,22 +144,18 @@ noflush_commands(std::string_view before_text, std::string_view after_text,
     if (before.find(c.name) == nullptr && !builtin(c.name))
       declare(c);
   // Each chain's line diff, from nothing for a chain declared above.
-  std::vector<std::vector<std::string>> olds, news;
-  std::vector<std::vector<Edit>> edits_of;
+  std::vector<std::vector<Edit>> edits_of(after.chains.size());
   auto diff_chain = [&](size_t i) {
     const SavedChain &c = after.chains[i];
     const SavedChain *was = declared.count(c.name) != 0 && !builtin(c.name)
                                 ? &none
                                 : before.find(c.name);
-    olds[i] = whole_rules(was ? *was : none);
-    news[i] = whole_rules(c);
-    const std::vector<std::string_view> av(olds[i].begin(), olds[i].end()),
-        bv(news[i].begin(), news[i].end());
+    const std::vector<std::string> a = whole_rules(was ? *was : none),
+                                   b = whole_rules(c);
+    const std::vector<std::string_view> av(a.begin(), a.end()),
+        bv(b.begin(), b.end());
     edits_of[i] = line_edits(av, bv);
   };
-  olds.resize(after.chains.size());
-  news.resize(after.chains.size());
-  edits_of.resize(after.chains.size());
   for (size_t i = 0; i < after.chains.size(); ++i)
     diff_chain(i);
   // A user chain both saves hold, named after a target plugin, that a
