@@ -9,8 +9,11 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 #include <utility>
 #include <vector>
+
+#include "fastrestore/hash64.h"
 
 namespace fastrestore {
 
@@ -53,6 +56,13 @@ public:
   }
   const Entry *find(uint64_t hash) const {
     return find(hash, [](const Entry &) { return true; });
+  }
+  // The first entry put under hash64(name) whose own name, as `name_of`
+  // gives it for the entry, is `name` (nullptr: none).
+  template <typename NameOf>
+  const Entry *find_name(std::string_view name, NameOf name_of) const {
+    return find(hash64(name),
+                [&](const Entry &e) { return name_of(e) == name; });
   }
   // As find, the entry's a and b to be changed.
   template <typename Pred> Entry *find(uint64_t hash, Pred is) {

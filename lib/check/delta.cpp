@@ -79,8 +79,8 @@ std::optional<Delta> plan_delta(const TableState &desired,
     by_name.put(hash64(kernel.chains[i].name), static_cast<uint32_t>(i));
   auto find_chain = [&](const std::string &name) -> const StateChain * {
     const HashIndex::Entry *e =
-        by_name.find(hash64(name), [&](const HashIndex::Entry &x) {
-          return kernel.chains[x.a].name == name;
+        by_name.find_name(name, [&](const HashIndex::Entry &x) {
+          return std::string_view(kernel.chains[x.a].name);
         });
     return e != nullptr ? &kernel.chains[e->a] : nullptr;
   };

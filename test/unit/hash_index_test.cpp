@@ -81,6 +81,26 @@ TEST_CASE("hash index: a table that grows keeps every entry, and those of "
   CHECK(order == std::vector<uint32_t>{0, 1, 2, 3, 4, 5, 6, 7, 8});
 }
 
+TEST_CASE("hash index: an entry found by its name, others of its hash "
+          "passed over",
+          "[hash_index]") {
+  const std::vector<std::string> names = {"x", "KUBE-SERVICES", "web", "web"};
+  HashIndex index;
+  // Put first under the hash of "KUBE-SERVICES", but named "x".
+  index.put(hash64("KUBE-SERVICES"), 0);
+  for (size_t i = 1; i < names.size(); ++i)
+    index.put(hash64(names[i]), static_cast<uint32_t>(i));
+  auto name_of = [&](const HashIndex::Entry &e) {
+    return std::string_view(names[e.a]);
+  };
+  const HashIndex::Entry *e = index.find_name("KUBE-SERVICES", name_of);
+  REQUIRE(e != nullptr);
+  CHECK(e->a == 1);
+  CHECK(index.find_name("web", name_of)->a == 2);  // the first put
+  CHECK(index.find_name("x", name_of) == nullptr); // not under its own hash
+  CHECK(index.find_name("KUBE", name_of) == nullptr);
+}
+
 TEST_CASE("name set: names found by their text", "[hash_index]") {
   fastrestore::NameSet names;
   CHECK_FALSE(names.contains("web"));

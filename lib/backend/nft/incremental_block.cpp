@@ -689,8 +689,8 @@ private:
   uint32_t journal_chain(const TableState &journal,
                          std::string_view name) const {
     const HashIndex::Entry *e =
-        journal_chains_.find(hash64(name), [&](const HashIndex::Entry &x) {
-          return journal.chains[x.a].name == name;
+        journal_chains_.find_name(name, [&](const HashIndex::Entry &x) {
+          return std::string_view(journal.chains[x.a].name);
         });
     return e != nullptr ? e->a : kNone;
   }

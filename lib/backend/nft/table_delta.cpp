@@ -405,8 +405,8 @@ desired_table(const Batch &replacement,
   HashIndex chains(declared.size() + replacement.messages());
   auto chain_of = [&](std::string_view name) -> size_t {
     const HashIndex::Entry *e =
-        chains.find(hash64(name), [&](const HashIndex::Entry &x) {
-          return out.state.chains[x.a].name == name;
+        chains.find_name(name, [&](const HashIndex::Entry &x) {
+          return std::string_view(out.state.chains[x.a].name);
         });
     return e != nullptr ? e->a : SIZE_MAX;
   };
