@@ -42,6 +42,11 @@ TableState sample(size_t rules = 3) {
   StateChain web;
   web.name = "web";
   t.chains.push_back(web);
+  StateChain returns; // a bridge user chain has a policy
+  returns.name = "returns";
+  returns.has_policy = true;
+  returns.policy = 0xfffffffb;
+  t.chains.push_back(returns);
   t.sets.push_back({"fastrestore-00112233445566aa", 0xd1ce, 10000});
   t.sets.push_back({"fastrestore-00112233445566bb", 0, 8});
   return t;
@@ -94,6 +99,17 @@ TEST_CASE("journal: a table record round-trips, and only for its own key",
   // At most 32 bytes a rule: a key, a line hash and a varint handle.
   const std::string big = encode_table_record(key, 1, sample(100000));
   CHECK(big.size() < 100000 * 20);
+  // A user chain (a kube-proxy table has 40,000) is its name, a flags
+  // byte and its count of rules: hook, priority, type and policy are left
+  // out when they are nothing.
+  TableState users;
+  users.chains.resize(2);
+  users.chains[0].name = "KUBE-SEP-0123456789ABCDEF";
+  users.chains[1].name = "KUBE-SEP-0123456789ABCDEG";
+  const std::string one_more = encode_table_record(key, 1, users);
+  users.chains.pop_back();
+  CHECK(one_more.size() - encode_table_record(key, 1, users).size() ==
+        1 + 25 + 1 + 1);
 
   CHECK_FALSE(decode_table_record(bytes, key, 98, &why));
   CHECK(why == "not the record the index names");
