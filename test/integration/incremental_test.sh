@@ -253,6 +253,35 @@ noflush() {
 check "--noflush: declared chains reached, the others kept, then nothing sent" \
   noflush
 
+# --noflush after another tool's commit, the table's chains read: the
+# record is kept when the kernel's handles of the block's rules are
+# consecutive, rules it deletes again included; not when it makes a chain
+# between its rules (the handles of what the block made are not known);
+# the next load then reads again and records. A later change then goes
+# by the handles recorded.
+noflush_remade() {
+  printf '*filter\n:web - [0:0]\n:x - [0:0]\n-A x -s 10.0.0.1/32 -j ACCEPT\n-A x -s 10.0.0.2/32 -j ACCEPT\n-F x\n-A x -s 10.0.0.3/32 -j ACCEPT\n:y - [0:0]\n-A y -j RETURN\n-A x -s 10.0.0.4/32 -j ACCEPT\nCOMMIT\n' >"$tmp/r1"
+  printf '*filter\n:web - [0:0]\n:x - [0:0]\n:y - [0:0]\n-A x -s 10.0.0.4/32 -j ACCEPT\n-A y -j RETURN\nCOMMIT\n' >"$tmp/r2"
+  unshare -n bash -c "
+    '$fr' <'$tmp/a' && '$fr' --noflush <'$tmp/r1' && '$fr' --noflush <'$tmp/r2' &&
+    iptables-nft-save" >"$tmp/ref" &&
+    unshare -n bash -c "
+    '$fr' --incremental <'$tmp/a' || exit 1
+    nft add table ip other || exit 1
+    '$fr' --noflush --incremental --stats <'$tmp/r1' 2>'$tmp/stats1' || exit 1
+    '$fr' --noflush --incremental --stats <'$tmp/r1' 2>'$tmp/stats2' || exit 1
+    '$fr' --noflush --incremental --stats <'$tmp/r2' 2>'$tmp/stats3' || exit 1
+    '$fr' --noflush --incremental --stats <'$tmp/r2' 2>'$tmp/stats4' || exit 1
+    iptables-nft-save" >"$tmp/out" &&
+    grep -q 'journal: not kept: the kernel.s handles were not consecutive' "$tmp/stats1" &&
+    grep -q 'reading the chains the block leaves; journal: no record of this table' "$tmp/stats2" &&
+    grep -q 'incremental, changes: 4 rules kept, 0 added, 1 removed.*from the journal' "$tmp/stats3" &&
+    grep -q 'incremental, nothing: .*from the journal' "$tmp/stats4" &&
+    diff -u <(grep -v '^#' "$tmp/ref") <(grep -v '^#' "$tmp/out")
+}
+check "--noflush after another tool's commit: the chains read, then recorded" \
+  noflush_remade
+
 noflush_kept() {
   unshare -n bash -c "
     '$fr' -c --incremental <'$tmp/a' || exit 1

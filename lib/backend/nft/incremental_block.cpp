@@ -207,9 +207,11 @@ private:
     } else {
       stats.journal_note = journal_ != nullptr ? journal_why_ : journal_off_;
     }
-    std::optional<DesiredTable> known; // --noflush: to record, not to plan
+    // --noflush: the base chains read, to record the table the commands
+    // make, not to plan.
+    std::optional<TableState> partly;
     if (!kernel && cfg_.noflush) {
-      read = read_for_commands(kernel, want, known);
+      read = read_for_commands(kernel, want, partly);
     } else if (!kernel) {
       want = desired_table(*batch_);
       if (want && !want->state.chains.empty() && reading_pays(sizes(*want))) {
@@ -260,12 +262,10 @@ private:
     if (!delta) {
       if (!cfg_.noflush)
         send_replacement(generation, want);
+      else if (partly)
+        send_commands_beside(generation, *partly);
       else
-        send_commands(generation,
-                      known  ? &*known
-                      : want ? &*want
-                             : nullptr,
-                      known.has_value());
+        send_commands(generation, want ? &*want : nullptr);
       verbose_report(nullptr, want, kernel);
       return;
     }
@@ -390,14 +390,14 @@ private:
   // matters. The whole table is read, to send only the changes, where
   // reading_pays (judged from the rules the block puts in each chain).
   // Otherwise, with a journal to keep, the base chains the block does not
-  // empty are read with their rules (a few small requests, no chain dump)
-  // and the commands applied to them give the table they make (`known`),
+  // empty are read with their rules (a few small requests, no chain dump:
+  // `partly`); the commands applied to them give the table they make,
   // recorded when the kernel's count of the table's chains agrees
-  // (send_commands). A missing table is known empty. True when the
+  // (send_commands_beside). A missing table is known empty. True when the
   // kernel's side is read whole (keyed by identity).
   bool read_for_commands(std::optional<TableState> &kernel,
                          std::optional<DesiredTable> &want,
-                         std::optional<DesiredTable> &known) {
+                         std::optional<TableState> &partly) {
     PhaseStats &stats = phase_stats();
     const uint32_t family = batch_family();
     const auto named = noflush_chains(*batch_);
@@ -430,7 +430,7 @@ private:
     // The base chains the block does not empty, read; the chains it
     // empties need not be; a chain it does neither to fails the
     // simulation; whether the table holds any other is told by its count
-    // of chains after the commit (send_commands).
+    // of chains after the commit (send_commands_beside).
     std::vector<std::string> bases;
     for (const BuiltinChain *b :
          chains_in_hook_order(*find_builtin_table(table_, cfg_.family))) {
@@ -441,52 +441,74 @@ private:
     const KernelTable some = transport_->read_chains(family, table_, bases);
     if (!some.exists)
       return missing();
-    const std::optional<TableState> partly = kernel_side(some);
-    if (partly)
-      known = wanted(*partly);
-    if (known)
-      stats.state_source = "reading the chains the block leaves";
+    partly = kernel_side(some);
     return false;
   }
 
   // The block's --noflush commands sent as they are, with `generation`;
   // the journal records the table they make when it is known (`after`,
   // its kernel rules keyed as the journal keys them).
-  // With `partly` the table was not read whole (read_for_commands): which
-  // of the chains the block declares it makes is not known, so only its
-  // rules are numbered (rule_allocations), and the
-  // record is kept only when the table's count of chains after the commit
-  // is that of `after`.
-  void send_commands(uint32_t generation, DesiredTable *after,
-                     bool partly = false) {
+  void send_commands(uint32_t generation, DesiredTable *after) {
     phase_stats().incremental = "commands";
-    std::vector<Allocation> made;
-    if (after != nullptr && journal_ != nullptr) {
-      made = partly ? rule_allocations(*batch_, after->allocations)
-                    : after->allocations;
-    }
     const bool whole = after != nullptr && journal_ != nullptr;
     if (whole)
-      JournalKeeper::ask_echo(*batch_, made);
+      JournalKeeper::ask_echo(*batch_, after->allocations);
     commit_batch(*batch_, *transport_, &generation);
     if (journal_ == nullptr)
       return;
-    if (whole && partly) {
-      const KernelTable now =
-          transport_->read_chains(batch_family(), table_, {});
-      if (now.use != after->state.chains.size()) {
-        phase_stats().journal_note =
-            "not kept: the table holds chains the block does not name";
-        keep_journal(generation, true, nullptr, nullptr, {});
-        return;
-      }
-    }
-    if (!whole) {
-      keep_journal(generation, true, nullptr, nullptr, {});
-      return;
-    }
     // (Its rules carry their handles: the kernel's; 0 for the batch's.)
-    keep_journal(generation, true, after, nullptr, made);
+    if (whole)
+      keep_journal(generation, true, after, nullptr, after->allocations);
+    else
+      keep_journal(generation, true, nullptr, nullptr, {});
+  }
+
+  // As send_commands, with only the base chains the block leaves read
+  // (`partly`, read_for_commands). The table the commands make is
+  // simulated on a second thread while the kernel takes the batch (the
+  // simulation was a tenth of the instructions of a kube-proxy
+  // --noflush load). Which of the chains the block declares it makes is
+  // not known, so only its rules are numbered (rule_allocations): the
+  // simulation numbers every rule message of the batch, those it deletes
+  // again too, so the batch's first and last rule messages are the ones
+  // to echo, asked before it ends. The record is kept when the table's
+  // count of chains after the commit is the simulation's.
+  void send_commands_beside(uint32_t generation, const TableState &partly) {
+    phase_stats().incremental = "commands";
+    std::vector<Allocation> rules;
+    for (size_t message : rule_messages(*batch_))
+      rules.push_back({message, SIZE_MAX, SIZE_MAX});
+    JournalKeeper::ask_echo(*batch_, rules);
+    std::optional<DesiredTable> after;
+    std::thread beside([&] {
+      try {
+        after = wanted(partly);
+      } catch (...) {
+        after.reset(); // (not recorded)
+      }
+    });
+    try {
+      commit_batch(*batch_, *transport_, &generation);
+    } catch (...) {
+      beside.join();
+      throw;
+    }
+    beside.join();
+    struct LeftToExit {
+      std::optional<DesiredTable> &after;
+      ~LeftToExit() { leave_to_exit(after); }
+    } left{after};
+    if (!after)
+      return keep_journal(generation, true, nullptr, nullptr, {});
+    phase_stats().state_source = "reading the chains the block leaves";
+    const KernelTable now = transport_->read_chains(batch_family(), table_, {});
+    if (now.use != after->state.chains.size()) {
+      phase_stats().journal_note =
+          "not kept: the table holds chains the block does not name";
+      return keep_journal(generation, true, nullptr, nullptr, {});
+    }
+    keep_journal(generation, true, &*after, nullptr,
+                 rule_allocations(*batch_, after->allocations));
   }
 
   // The block's replacement batch sent whole, with `generation`; the

@@ -105,12 +105,13 @@ StateRule batch_rule(const Batch &batch, std::string_view m, size_t index) {
 
 // Where a NEWRULE puts its rule: at its chain's end, at its head (no
 // NLM_F_APPEND), or elsewhere (by position or handle). A transaction id
-// only names the rule.
+// only names the rule; NLM_F_ECHO (JournalKeeper::ask_echo) only asks for
+// its handle.
 enum class Placing { append, head, other };
 
 Placing rule_placing(std::string_view m, std::string_view &chain) {
   const uint16_t flags = header(m)->nlmsg_flags;
-  if ((flags & ~NLM_F_APPEND) != (NLM_F_REQUEST | NLM_F_CREATE))
+  if ((flags & ~(NLM_F_APPEND | NLM_F_ECHO)) != (NLM_F_REQUEST | NLM_F_CREATE))
     return Placing::other;
   bool plain = true;
   each_top(header(m), [&](const nlattr *a) {
@@ -525,12 +526,20 @@ noflush_table(const Batch &batch, const TableState &kernel,
   return out;
 }
 
+std::vector<size_t> rule_messages(const Batch &batch) {
+  std::vector<size_t> out;
+  batch.each_message([&](std::string_view m, size_t i) {
+    if (nft_type(m) == NFT_MSG_NEWRULE)
+      out.push_back(i);
+  });
+  return out;
+}
+
 std::vector<Allocation> rule_allocations(const Batch &batch,
                                          const std::vector<Allocation> &made) {
   std::vector<bool> rule(batch.messages(), false);
-  batch.each_message([&](std::string_view m, size_t i) {
-    rule[i] = nft_type(m) == NFT_MSG_NEWRULE;
-  });
+  for (size_t i : rule_messages(batch))
+    rule[i] = true;
   std::vector<Allocation> out;
   for (const Allocation &a : made)
     if (rule[a.message])

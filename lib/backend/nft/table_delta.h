@@ -102,6 +102,9 @@ std::optional<DesiredTable>
 noflush_table(const Batch &batch, const TableState &kernel,
               const std::vector<UnparsedLine> &known = {});
 
+// The indexes of `batch`'s rule messages (NEWRULE), in order.
+std::vector<size_t> rule_messages(const Batch &batch);
+
 // The allocations of `made` that are rules of `batch` (NEWRULE). When the
 // kernel makes a chain between the first and the last of them, their
 // echoed handles are not consecutive, and JournalKeeper records nothing.
