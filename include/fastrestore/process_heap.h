@@ -3,6 +3,7 @@
 // exit rather than one allocation at a time.
 #pragma once
 
+#include <tuple>
 #include <utility>
 
 namespace fastrestore {
@@ -45,5 +46,20 @@ template <class T> void leave_to_exit(T &value) {
   if (exit_frees_heap())
     new T(std::move(value)); // (never deleted)
 }
+
+// leave_to_exit for each of `values` when the scope ends: a block's
+// structures, on whichever way it leaves.
+template <class... T> class LeftToExit {
+public:
+  explicit LeftToExit(T &...values) : values_(values...) {}
+  LeftToExit(const LeftToExit &) = delete;
+  LeftToExit &operator=(const LeftToExit &) = delete;
+  ~LeftToExit() {
+    std::apply([](auto &...v) { (leave_to_exit(v), ...); }, values_);
+  }
+
+private:
+  std::tuple<T &...> values_;
+};
 
 } // namespace fastrestore

@@ -227,16 +227,7 @@ private:
     }
     std::optional<Delta> delta;
     // The block done, these are left to the process's exit (process_heap.h).
-    struct LeftToExit {
-      std::optional<TableState> &kernel;
-      std::optional<DesiredTable> &want;
-      std::optional<Delta> &delta;
-      ~LeftToExit() {
-        leave_to_exit(kernel);
-        leave_to_exit(want);
-        leave_to_exit(delta);
-      }
-    } left{kernel, want, delta};
+    const LeftToExit left(kernel, want, delta);
     if (kernel && want && (cfg_.noflush || !want->state.chains.empty())) {
       // A table read is compared by identity (rule_identity), the
       // journal's by message; the journal keeps message keys.
@@ -471,14 +462,15 @@ private:
   // not known, so only its rules are numbered (rule_allocations): the
   // simulation numbers every rule message of the batch, those it deletes
   // again too, so the batch's first and last rule messages are the ones
-  // to echo, asked before it ends. The record is kept when the table's
-  // count of chains after the commit is the simulation's.
+  // to echo (one message asked twice when it is the only one: its flag
+  // is set once), asked before it ends. The record is kept when the
+  // table's count of chains after the commit is the simulation's.
   void send_commands_beside(uint32_t generation, const TableState &partly) {
     phase_stats().incremental = "commands";
-    std::vector<Allocation> rules;
-    for (size_t message : rule_messages(*batch_))
-      rules.push_back({message, SIZE_MAX, SIZE_MAX});
-    JournalKeeper::ask_echo(*batch_, rules);
+    const std::vector<size_t> rules = rule_messages(*batch_);
+    if (!rules.empty())
+      JournalKeeper::ask_echo(*batch_, {{rules.front(), SIZE_MAX, SIZE_MAX},
+                                        {rules.back(), SIZE_MAX, SIZE_MAX}});
     std::optional<DesiredTable> after;
     std::thread beside([&] {
       try {
@@ -494,10 +486,7 @@ private:
       throw;
     }
     beside.join();
-    struct LeftToExit {
-      std::optional<DesiredTable> &after;
-      ~LeftToExit() { leave_to_exit(after); }
-    } left{after};
+    const LeftToExit left(after);
     if (!after)
       return keep_journal(generation, true, nullptr, nullptr, {});
     phase_stats().state_source = "reading the chains the block leaves";
@@ -508,7 +497,7 @@ private:
       return keep_journal(generation, true, nullptr, nullptr, {});
     }
     keep_journal(generation, true, &*after, nullptr,
-                 rule_allocations(*batch_, after->allocations));
+                 rule_allocations(rules, after->allocations));
   }
 
   // The block's replacement batch sent whole, with `generation`; the

@@ -535,14 +535,14 @@ std::vector<size_t> rule_messages(const Batch &batch) {
   return out;
 }
 
-std::vector<Allocation> rule_allocations(const Batch &batch,
+std::vector<Allocation> rule_allocations(const std::vector<size_t> &rules,
                                          const std::vector<Allocation> &made) {
-  std::vector<bool> rule(batch.messages(), false);
-  for (size_t i : rule_messages(batch))
+  std::vector<bool> rule(rules.empty() ? 0 : rules.back() + 1, false);
+  for (size_t i : rules)
     rule[i] = true;
   std::vector<Allocation> out;
   for (const Allocation &a : made)
-    if (rule[a.message])
+    if (a.message < rule.size() && rule[a.message])
       out.push_back(a);
   return out;
 }

@@ -105,10 +105,11 @@ noflush_table(const Batch &batch, const TableState &kernel,
 // The indexes of `batch`'s rule messages (NEWRULE), in order.
 std::vector<size_t> rule_messages(const Batch &batch);
 
-// The allocations of `made` that are rules of `batch` (NEWRULE). When the
-// kernel makes a chain between the first and the last of them, their
-// echoed handles are not consecutive, and JournalKeeper records nothing.
-std::vector<Allocation> rule_allocations(const Batch &batch,
+// The allocations of `made` that are rule messages (`rules`, from
+// rule_messages). When the kernel makes a chain between the first and the
+// last of them, their echoed handles are not consecutive, and
+// JournalKeeper records nothing.
+std::vector<Allocation> rule_allocations(const std::vector<size_t> &rules,
                                          const std::vector<Allocation> &made);
 
 // What a --noflush batch does to each chain it names, read from the batch
