@@ -152,8 +152,9 @@ void rule_target(std::string_view m, std::string_view &chain, uint64_t &handle,
 // A --noflush batch applied to a table, one message after another.
 class NoflushSim {
 public:
-  NoflushSim(const Batch &batch, const TableState &kernel)
-      : batch_(batch), kernel_chains_(kernel.chains.size()) {
+  NoflushSim(const Batch &batch, const TableState &kernel,
+             const std::vector<UnparsedLine> &known)
+      : batch_(batch), known_(known), kernel_chains_(kernel.chains.size()) {
     by_name_ = HashIndex(kernel.chains.size() + 64);
     for (size_t k = 0; k < kernel.chains.size(); ++k) {
       const StateChain &kc = kernel.chains[k];
@@ -184,9 +185,10 @@ public:
     }
   }
 
-  // A line taken unparsed: its recorded rule appended, or the chain it
-  // declares flushed.
-  bool take_line(const UnparsedLine &u) {
+  // Line known[k], taken unparsed: its recorded rule appended, or the
+  // chain it declares flushed.
+  bool take_line(size_t k) {
+    const UnparsedLine &u = known_[k];
     // (The kernel's chains come first, in the kernel's order.)
     Chain *c = u.kernel_chain < kernel_chains_ && chains_[u.kernel_chain].alive
                    ? &chains_[u.kernel_chain]
@@ -199,14 +201,16 @@ public:
     }
     repeatable_ = repeatable_ && c->flushed; // else: added twice
     copy_kernel_rules(*c);
-    Rule &r = c->rules.emplace_back();
-    r.state.key = u.key;
-    r.line = u.line;
+    c->rules.push_back(Rule::of(Rule::From::known, k));
     return true;
   }
 
   DesiredTable result() {
     DesiredTable out;
+    out.state.chains.reserve(chains_.size());
+    out.chain_messages.reserve(chains_.size());
+    out.chain_index.reserve(chains_.size());
+    out.rule_sources.reserve(chains_.size());
     for (Chain &c : chains_) {
       if (!c.alive)
         continue;
@@ -224,13 +228,25 @@ public:
       sc.rules.reserve(c.rules.size());
       sources.reserve(c.rules.size());
       for (const Rule &r : c.rules) {
-        if (r.allocation != SIZE_MAX)
-          allocations_[r.allocation] = {r.index, out.state.chains.size() - 1,
+        switch (r.from) {
+        case Rule::From::kernel:
+          sc.rules.push_back(kernel_rule(*r.kernel));
+          sources.emplace_back();
+          break;
+        case Rule::From::known:
+          sc.rules.emplace_back().key = known_[r.ref].key;
+          sources.push_back({{}, SIZE_MAX, known_[r.ref].line});
+          break;
+        case Rule::From::batch: {
+          const Made &b = made_[r.ref];
+          allocations_[b.allocation] = {b.index, out.state.chains.size() - 1,
                                         sc.rules.size()};
-        sc.rules.push_back(r.state);
-        sources.push_back(
-            {r.message, r.index,
-             r.index == SIZE_MAX ? r.line : batch_.location(r.index).line});
+          sc.rules.push_back(batch_rule(batch_, b.message, b.index));
+          sources.push_back(
+              {b.message, b.index, batch_.location(b.index).line});
+          break;
+        }
+        }
       }
     }
     out.allocations = std::move(allocations_);
@@ -239,12 +255,34 @@ public:
   }
 
 private:
+  // A rule of a chain as a reference to where it comes from (16 bytes:
+  // kube-proxy's tables hold 100,000 of them, which the simulation would
+  // otherwise copy): the kernel's rule, line known_[ref] or made_[ref].
   struct Rule {
-    StateRule state;
-    std::string_view message; // empty: the kernel's
-    size_t index = SIZE_MAX;
-    size_t allocation = SIZE_MAX; // in allocations_
-    int line = 0;                 // a known append's
+    enum class From : uint8_t { kernel, known, batch };
+    From from;
+    union {
+      const StateRule *kernel;
+      size_t ref;
+    };
+    static Rule of(From from, size_t ref) {
+      Rule r;
+      r.from = from;
+      r.ref = ref;
+      return r;
+    }
+    static Rule of(const StateRule &kernel) {
+      Rule r;
+      r.from = From::kernel;
+      r.kernel = &kernel;
+      return r;
+    }
+  };
+  // A rule message of the batch: the message, its index and its
+  // allocation (in allocations_).
+  struct Made {
+    std::string_view message;
+    size_t index, allocation;
   };
   struct Chain {
     StateChain state; // without its rules
@@ -270,7 +308,7 @@ private:
       return;
     c.rules.reserve(c.pending->size());
     for (const StateRule &kr : *c.pending)
-      c.rules.push_back(Rule{kernel_rule(kr), {}, SIZE_MAX, SIZE_MAX, 0});
+      c.rules.push_back(Rule::of(kr));
     c.pending = nullptr;
   }
 
@@ -346,7 +384,8 @@ private:
       return false;
     repeatable_ = repeatable_ && c->flushed; // else: added twice
     copy_kernel_rules(*c);
-    Rule r{batch_rule(batch_, m, index), m, index, allocations_.size()};
+    const Rule r = Rule::of(Rule::From::batch, made_.size());
+    made_.push_back({m, index, allocations_.size()});
     allocations_.push_back({index, SIZE_MAX, SIZE_MAX});
     if (at == Placing::append)
       c->rules.push_back(r);
@@ -370,7 +409,7 @@ private:
     repeatable_ = false;
     copy_kernel_rules(*c);
     for (auto it = c->rules.begin(); it != c->rules.end(); ++it)
-      if (it->index == SIZE_MAX && it->state.handle == handle) {
+      if (it->from == Rule::From::kernel && it->kernel->handle == handle) {
         c->rules.erase(it);
         return true;
       }
@@ -378,6 +417,8 @@ private:
   }
 
   const Batch &batch_;
+  const std::vector<UnparsedLine> &known_;
+  std::vector<Made> made_;
   // The batch's messages that make chains and rules, in order (the rule
   // each made, if it stays, is filled in by result()).
   std::vector<Allocation> allocations_;
@@ -504,7 +545,7 @@ desired_table(const Batch &replacement,
 std::optional<DesiredTable>
 noflush_table(const Batch &batch, const TableState &kernel,
               const std::vector<UnparsedLine> &known) {
-  NoflushSim sim(batch, kernel);
+  NoflushSim sim(batch, kernel, known);
   bool simple = true;
   size_t k = 0; // the next known append
   batch.each_message([&](std::string_view m, size_t index) {
@@ -513,12 +554,12 @@ noflush_table(const Batch &batch, const TableState &kernel,
     if (k < known.size()) {
       const int line = batch.location(index).line;
       while (simple && k < known.size() && known[k].line < line)
-        simple = sim.take_line(known[k++]);
+        simple = sim.take_line(k++);
     }
     simple = simple && sim.apply(m, index);
   });
   while (simple && k < known.size())
-    simple = sim.take_line(known[k++]);
+    simple = sim.take_line(k++);
   if (!simple)
     return std::nullopt;
   DesiredTable out = sim.result();
