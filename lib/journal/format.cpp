@@ -84,7 +84,11 @@ int64_t unzigzag(uint64_t v) {
 std::string encode_table_record(const JournalKey &key, uint64_t serial,
                                 const TableState &state) {
   journal::Writer w;
-  w.reserve(64 + state.rule_count() * 18);
+  // (Each rule's key, line and handle; each chain's name and head.)
+  size_t size = 64 + state.rule_count() * 18;
+  for (const StateChain &c : state.chains)
+    size += c.name.size() + c.type.size() + 16;
+  w.reserve(size);
   w.raw("FRJT");
   w.u32(kVersion);
   put_ns(w, key.ns);
