@@ -77,27 +77,25 @@ public:
   std::optional<TableState> load(uint32_t family, const std::string &table,
                                  uint32_t generation, std::string *why) const;
 
-  // After this process's commit moved the ruleset from generation `before`
-  // to `after`: records `state` for the table (none: forgets it), and keeps
-  // the namespace's other records current when they were at `before`.
-  // Nothing is written unless `generation_now` (asked under the journal's
-  // lock) is still `after`. False, with the reason, when nothing could be
-  // written; a restore goes on either way.
-  //
-  // `encoded`, when given, is `state`'s record made ahead by encode().
+  // A table's record under a new serial, made by encode() (on another
+  // thread while the kernel takes a batch, or right before record()).
   struct Encoded {
     uint64_t serial = 0;
     std::string bytes;
   };
-  bool record(uint32_t family, const std::string &table, uint32_t before,
-              uint32_t after, const TableState *state,
-              const std::function<uint32_t()> &generation_now, std::string *why,
-              const Encoded *encoded = nullptr);
-
-  // The record of `state` for the table under a new serial, for record():
-  // made while the kernel takes a batch, on another thread.
   Encoded encode(uint32_t family, const std::string &table,
                  const TableState &state) const;
+
+  // After this process's commit moved the ruleset from generation `before`
+  // to `after`: writes `record` for the table (none: forgets it), and keeps
+  // the namespace's other records current when they were at `before`.
+  // Nothing is written unless `generation_now` (asked under the journal's
+  // lock) is still `after`. False, with the reason, when nothing could be
+  // written; a restore goes on either way.
+  bool record(uint32_t family, const std::string &table, uint32_t before,
+              uint32_t after, const Encoded *record,
+              const std::function<uint32_t()> &generation_now,
+              std::string *why);
 
   const std::string &dir() const { return dir_; }
 

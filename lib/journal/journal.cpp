@@ -232,9 +232,9 @@ std::optional<TableState> Journal::load(uint32_t family,
 }
 
 bool Journal::record(uint32_t family, const std::string &table, uint32_t before,
-                     uint32_t after, const TableState *state,
+                     uint32_t after, const Encoded *record,
                      const std::function<uint32_t()> &generation_now,
-                     std::string *why, const Encoded *encoded) {
+                     std::string *why) {
   if (!journaled_name(table)) {
     *why = "table name not journaled";
     return false;
@@ -267,13 +267,10 @@ bool Journal::record(uint32_t family, const std::string &table, uint32_t before,
                                     }),
                      index.tables.end());
   const std::string path = table_path(family, table);
-  if (state != nullptr) {
-    const Encoded made =
-        encoded != nullptr ? Encoded{} : encode(family, table, *state);
-    const Encoded &record = encoded != nullptr ? *encoded : made;
-    if (!write_file(dir_, path, record.bytes, why))
+  if (record != nullptr) {
+    if (!write_file(dir_, path, record->bytes, why))
       return false;
-    index.tables.push_back({family, table, record.serial});
+    index.tables.push_back({family, table, record->serial});
   } else {
     unlink(path.c_str());
   }

@@ -86,6 +86,19 @@ uint32_t gen(uint32_t g) {
   return g;
 }
 
+// Journal::record of `t` (nullptr: the table forgotten), the ruleset's
+// generation being `now` when the journal asks.
+bool keep(Journal &j, uint32_t family, const std::string &table,
+          uint32_t before, uint32_t after, const TableState *t, uint32_t now,
+          std::string *why) {
+  Journal::Encoded e;
+  if (t != nullptr)
+    e = j.encode(family, table, *t);
+  return j.record(
+      family, table, before, after, t != nullptr ? &e : nullptr,
+      [now] { return now; }, why);
+}
+
 } // namespace
 
 TEST_CASE("journal: a table record round-trips, and only for its own key",
@@ -151,8 +164,7 @@ TEST_CASE("journal: a record is current at its generation only", "[journal]") {
   Journal j(d.path, ns());
   const TableState t = sample();
   std::string why;
-  REQUIRE(j.record(
-      2, "filter", 10, 11, &t, [] { return gen(11); }, &why));
+  REQUIRE(keep(j, 2, "filter", 10, 11, &t, 11, &why));
   auto got = j.load(2, "filter", 11, &why);
   REQUIRE(got);
   CHECK(same(*got, t));
@@ -172,11 +184,8 @@ TEST_CASE("journal: a record encoded ahead is the one written", "[journal]") {
   const Journal::Encoded ahead = j.encode(2, "filter", t);
   CHECK(ahead.bytes ==
         encode_table_record(JournalKey{ns(), 2, "filter"}, ahead.serial, t));
-  // (Given `state` only to say a record is written: its bytes are the
-  // ones encoded.)
-  const TableState other = sample(1);
   REQUIRE(j.record(
-      2, "filter", 10, 11, &other, [] { return gen(11); }, &why, &ahead));
+      2, "filter", 10, 11, &ahead, [] { return gen(11); }, &why));
   auto got = j.load(2, "filter", 11, &why);
   REQUIRE(got);
   CHECK(same(*got, t));
@@ -188,25 +197,20 @@ TEST_CASE("journal: fastrestore's own commit keeps its other tables current",
   Journal j(d.path, ns());
   const TableState t = sample();
   std::string why;
-  REQUIRE(j.record(
-      2, "filter", 10, 11, &t, [] { return gen(11); }, &why));
-  REQUIRE(j.record(
-      2, "nat", 11, 12, &t, [] { return gen(12); }, &why));
+  REQUIRE(keep(j, 2, "filter", 10, 11, &t, 11, &why));
+  REQUIRE(keep(j, 2, "nat", 11, 12, &t, 12, &why));
   CHECK(j.load(2, "filter", 12, &why));
   CHECK(j.load(2, "nat", 12, &why));
   // A commit from a generation the index was not at (another tool came
   // between) keeps only the table it records.
-  REQUIRE(j.record(
-      10, "filter", 20, 21, &t, [] { return gen(21); }, &why));
+  REQUIRE(keep(j, 10, "filter", 20, 21, &t, 21, &why));
   CHECK(j.load(10, "filter", 21, &why));
   CHECK_FALSE(j.load(2, "filter", 21, &why));
   // Forgetting a table drops its record.
-  REQUIRE(j.record(
-      10, "filter", 21, 22, nullptr, [] { return gen(22); }, &why));
+  REQUIRE(keep(j, 10, "filter", 21, 22, nullptr, 22, &why));
   CHECK_FALSE(j.load(10, "filter", 22, &why));
   // Nothing is written when another commit came right after.
-  CHECK_FALSE(j.record(
-      2, "raw", 22, 23, &t, [] { return gen(24); }, &why));
+  CHECK_FALSE(keep(j, 2, "raw", 22, 23, &t, 24, &why));
   CHECK_FALSE(j.load(2, "raw", 23, &why));
 }
 
@@ -219,8 +223,7 @@ TEST_CASE("journal: files it should not trust are ignored", "[journal]") {
       ns().boot + "-" + std::to_string(ns().cookie) + ".index";
   auto fresh = [&](Dir &d) {
     Journal j(d.path, ns());
-    REQUIRE(j.record(
-        2, "filter", 1, 2, &t, [] { return gen(2); }, &why));
+    REQUIRE(keep(j, 2, "filter", 1, 2, &t, 2, &why));
     REQUIRE(j.load(2, "filter", 2, &why));
     return j;
   };
@@ -260,8 +263,7 @@ TEST_CASE("journal: files it should not trust are ignored", "[journal]") {
     Journal j = fresh(d);
     REQUIRE(chmod(d.path.c_str(), 0777) == 0);
     CHECK_FALSE(j.load(2, "filter", 2, &why));
-    CHECK_FALSE(j.record(
-        2, "filter", 2, 3, &t, [] { return gen(3); }, &why));
+    CHECK_FALSE(keep(j, 2, "filter", 2, 3, &t, 3, &why));
   }
   SECTION("a directory that is a symlink") {
     Dir d;
@@ -292,8 +294,7 @@ TEST_CASE("journal: files it should not trust are ignored", "[journal]") {
     Journal j = fresh(d);
     Dir other;
     Journal k(other.path, ns(9));
-    REQUIRE(k.record(
-        2, "filter", 1, 2, &t, [] { return gen(2); }, &why));
+    REQUIRE(keep(k, 2, "filter", 1, 2, &t, 2, &why));
     const std::string theirs = ns().boot + "-9-2-filter.table";
     REQUIRE(rename(other.file(theirs).c_str(), d.file(table_file).c_str()) ==
             0);
@@ -307,14 +308,11 @@ TEST_CASE("journal: pruning drops other boots' files and leftovers",
   const TableState t = sample();
   std::string why;
   Journal old_boot(d.path, NetnsId{std::string(32, 'e'), 1});
-  REQUIRE(old_boot.record(
-      2, "filter", 1, 2, &t, [] { return gen(2); }, &why));
+  REQUIRE(keep(old_boot, 2, "filter", 1, 2, &t, 2, &why));
   Journal other_ns(d.path, NetnsId{ns().boot, 77});
-  REQUIRE(other_ns.record(
-      2, "filter", 1, 2, &t, [] { return gen(2); }, &why));
+  REQUIRE(keep(other_ns, 2, "filter", 1, 2, &t, 2, &why));
   Journal j(d.path, ns());
-  REQUIRE(j.record(
-      2, "filter", 1, 2, &t, [] { return gen(2); }, &why));
+  REQUIRE(keep(j, 2, "filter", 1, 2, &t, 2, &why));
   CHECK_FALSE(old_boot.load(2, "filter", 2, &why));
   CHECK(other_ns.load(2, "filter", 2, &why)); // may still be in use
   CHECK(j.load(2, "filter", 2, &why));

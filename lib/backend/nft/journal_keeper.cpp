@@ -129,11 +129,12 @@ bool JournalKeeper::record(Transport &transport, uint32_t family,
     place_made(state, made, first);
   }
   if (ahead != nullptr && ahead->ready)
-    return journal_.record(family, table, before, after, &state, now, why,
-                           &ahead->encoded);
+    return journal_.record(family, table, before, after, &ahead->encoded, now,
+                           why);
   if (!handles_known(state))
     return forget("a rule's handle is not known");
-  return journal_.record(family, table, before, after, &state, now, why);
+  const Journal::Encoded record = journal_.encode(family, table, state);
+  return journal_.record(family, table, before, after, &record, now, why);
 }
 
 void JournalKeeper::prepare(uint32_t family, const std::string &table,
