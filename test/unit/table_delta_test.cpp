@@ -364,6 +364,29 @@ TEST_CASE("table delta: --noflush commands a delta does not take",
   CHECK_FALSE(once->repeatable);
 }
 
+TEST_CASE("table delta: --noflush rules a later flush takes back",
+          "[table_delta]") {
+  const TableState kernel = kernel_filter();
+  // -A web, -F web, -A web: the kernel numbers both rules, and only the
+  // second stays; web's kernel rule goes with the flush.
+  auto want = nft::noflush_table(
+      *commands({rule_op(OpKind::rule_append, "web", "-j DROP", 2, 1),
+                 chain_op(OpKind::chain_flush, "web", 3),
+                 rule_op(OpKind::rule_append, "web", "-j ACCEPT", 4, 2)}),
+      kernel);
+  REQUIRE(want);
+  const auto &web = want->state.chains[1];
+  REQUIRE(web.name == "web");
+  REQUIRE(web.rules.size() == 1);
+  CHECK(web.rules[0].handle == 0);
+  CHECK(want->rule_sources[1][0].line == 4);
+  REQUIRE(want->allocations.size() == 2);
+  CHECK(want->allocations[0].rule == SIZE_MAX);
+  CHECK(want->allocations[1].chain == 1);
+  CHECK(want->allocations[1].rule == 0);
+  CHECK(want->allocations[0].message < want->allocations[1].message);
+}
+
 TEST_CASE("table delta: --noflush rule lines taken unparsed, by line",
           "[table_delta]") {
   const TableState kernel = kernel_filter();
