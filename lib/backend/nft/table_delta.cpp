@@ -239,11 +239,12 @@ public:
           break;
         case Rule::From::batch: {
           const Made &b = made_[r.ref];
-          allocations_[b.allocation] = {b.index, out.state.chains.size() - 1,
-                                        sc.rules.size()};
-          sc.rules.push_back(batch_rule(batch_, b.message, b.index));
+          Allocation &a = allocations_[b.allocation];
+          a.chain = out.state.chains.size() - 1;
+          a.rule = sc.rules.size();
+          sc.rules.push_back(batch_rule(batch_, b.message, a.message));
           sources.push_back(
-              {b.message, b.index, batch_.location(b.index).line});
+              {b.message, a.message, batch_.location(a.message).line});
           break;
         }
         }
@@ -278,11 +279,11 @@ private:
       return r;
     }
   };
-  // A rule message of the batch: the message, its index and its
-  // allocation (in allocations_).
+  // A rule message of the batch and its allocation (in allocations_,
+  // which holds the message's index).
   struct Made {
     std::string_view message;
-    size_t index, allocation;
+    size_t allocation;
   };
   struct Chain {
     StateChain state; // without its rules
@@ -385,7 +386,7 @@ private:
     repeatable_ = repeatable_ && c->flushed; // else: added twice
     copy_kernel_rules(*c);
     const Rule r = Rule::of(Rule::From::batch, made_.size());
-    made_.push_back({m, index, allocations_.size()});
+    made_.push_back({m, allocations_.size()});
     allocations_.push_back({index, SIZE_MAX, SIZE_MAX});
     if (at == Placing::append)
       c->rules.push_back(r);
