@@ -15,7 +15,9 @@
 // truncated, of another namespace or boot, not a regular file owned by
 // root and writable by root alone, or reached through a symlink, is
 // ignored. The directory is pruned: other boots' files at once, then the
-// oldest files of other namespaces beyond 1024 files or 256 MiB.
+// oldest files of other namespaces beyond 1024 files or 256 MiB. Pruning
+// removes only regular files named as the journal names its own; any
+// other file, directory, link or FIFO there is left alone.
 #pragma once
 
 #include <cstdint>

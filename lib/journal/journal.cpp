@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <string_view>
 
 #include "fastrestore/journal.h"
 
@@ -133,6 +134,48 @@ bool journaled_name(const std::string &table) {
            return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
                   (c >= '0' && c <= '9') || c == '_';
          });
+}
+
+bool digits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(),
+                                   [](char c) { return c >= '0' && c <= '9'; });
+}
+
+bool hex_digits(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+  });
+}
+
+// Whether `name` is one the journal writes: `.tmp.<pid>.<n>`,
+// `<boot>-<cookie>.index` or `<boot>-<cookie>-<family>-<table>.table`
+// (the lock file is never pruned). Pruning touches no other name.
+bool journal_file_name(std::string_view name) {
+  if (name.rfind(".tmp.", 0) == 0) {
+    const std::string_view rest = name.substr(5);
+    const size_t dot = rest.find('.');
+    return dot != std::string_view::npos && digits(rest.substr(0, dot)) &&
+           digits(rest.substr(dot + 1));
+  }
+  if (name.size() < 34 || !hex_digits(name.substr(0, 32)) || name[32] != '-')
+    return false;
+  std::string_view rest = name.substr(33);
+  size_t end = 0;
+  while (end < rest.size() && rest[end] >= '0' && rest[end] <= '9')
+    ++end;
+  if (end == 0)
+    return false;
+  rest.remove_prefix(end);
+  if (rest == ".index")
+    return true;
+  constexpr std::string_view kTable = ".table";
+  if (rest.size() < 3 || rest[0] != '-' || rest.size() <= kTable.size() ||
+      rest.substr(rest.size() - kTable.size()) != kTable)
+    return false;
+  rest = rest.substr(1, rest.size() - 1 - kTable.size());
+  const size_t dash = rest.find('-');
+  return dash != std::string_view::npos && digits(rest.substr(0, dash)) &&
+         journaled_name(std::string(rest.substr(dash + 1)));
 }
 
 // An exclusive lock on the directory's lock file, released on destruction.
@@ -306,11 +349,13 @@ void Journal::prune() const {
   size_t count = 0;
   while (dirent *e = readdir(d)) {
     const std::string name = e->d_name;
-    if (name == "." || name == ".." || name == "lock")
+    // Only the journal's own files: anything else an admin keeps in the
+    // directory (snapshots, a pid file, a link, a FIFO) is left alone.
+    if (!journal_file_name(name))
       continue;
     const std::string path = dir_ + "/" + name;
     struct stat st;
-    if (lstat(path.c_str(), &st) != 0)
+    if (lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
       continue;
     const bool tmp = name.rfind(".tmp.", 0) == 0;
     // Another boot's files can never be current; a temporary file a killed

@@ -317,3 +317,47 @@ TEST_CASE("journal: pruning drops other boots' files and leftovers",
   CHECK(other_ns.load(2, "filter", 2, &why)); // may still be in use
   CHECK(j.load(2, "filter", 2, &why));
 }
+
+TEST_CASE("journal: pruning leaves every file it did not write", "[journal]") {
+  Dir d;
+  const TableState t = sample();
+  std::string why;
+  for (const char *name :
+       {"rules.v4.snap", "rules.v6.snap", "app.pid", "state.db",
+        // journal-like names that the journal never writes
+        "eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee-1.index.bak",
+        "eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee-x.index", ".tmp.notes"}) {
+    std::ofstream(d.file(name)) << "keep me\n";
+  }
+  REQUIRE(symlink("/etc/hostname", d.file("link").c_str()) == 0);
+  // A link and a FIFO named as another boot's files.
+  REQUIRE(symlink("/etc/hostname",
+                  d.file(std::string(32, 'e') + "-9.index").c_str()) == 0);
+  REQUIRE(mkfifo(d.file(std::string(32, 'e') + "-2-2-filter.table").c_str(),
+                 0600) == 0);
+  REQUIRE(mkfifo(d.file("fifo").c_str(), 0600) == 0);
+  REQUIRE(mkdir(d.file("sub").c_str(), 0700) == 0);
+  // Another boot's real record goes.
+  Journal old_boot(d.path, NetnsId{std::string(32, 'e'), 1});
+  REQUIRE(keep(old_boot, 2, "filter", 1, 2, &t, 2, &why));
+  const std::string old_index =
+      d.file(std::string(32, 'e') + "-1-2-filter.table");
+  REQUIRE(std::filesystem::exists(old_index));
+  Journal j(d.path, ns());
+  REQUIRE(keep(j, 2, "filter", 1, 2, &t, 2, &why));
+  CHECK_FALSE(std::filesystem::exists(old_index));
+  for (const char *name :
+       {"rules.v4.snap", "rules.v6.snap", "app.pid", "state.db",
+        "eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee-1.index.bak",
+        "eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee-x.index", ".tmp.notes", "fifo",
+        "sub"})
+    CHECK(std::filesystem::exists(d.file(name)));
+  CHECK(std::filesystem::is_symlink(d.file("link")));
+  CHECK(std::filesystem::is_symlink(d.file(std::string(32, 'e') + "-9.index")));
+  CHECK(std::filesystem::is_fifo(
+      d.file(std::string(32, 'e') + "-2-2-filter.table")));
+  std::string text;
+  std::getline(std::ifstream(d.file("rules.v4.snap")), text);
+  CHECK(text == "keep me");
+  CHECK(j.load(2, "filter", 2, &why));
+}
