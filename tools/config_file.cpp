@@ -1,9 +1,14 @@
 #include "config_file.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -28,6 +33,74 @@ int line_of(const std::string &text, const std::string &name) {
   return 0;
 }
 
+constexpr size_t kMaxConfig = 64 * 1024;
+
+// Whether a component of `path` (the file itself included) is a symlink
+// that a user other than root owns: such a link can steer every restore.
+bool foreign_link(const std::string &path, std::string &error) {
+  for (size_t end = path.find('/', 1);; end = path.find('/', end + 1)) {
+    const std::string part = path.substr(0, end);
+    struct stat st;
+    if (!part.empty() && lstat(part.c_str(), &st) == 0 && S_ISLNK(st.st_mode) &&
+        st.st_uid != 0) {
+      error = path + ": reached through " + part +
+              ", a symlink owned by another user than root";
+      return true;
+    }
+    if (end == std::string::npos)
+      return false;
+  }
+}
+
+// The file's text, when it is a regular file owned by root and writable
+// by root alone (as sshd's StrictModes asks of its files), of at most
+// kMaxConfig bytes; nullopt when it does not exist. A FIFO or a device
+// is refused without reading it.
+bool read_config(const std::string &path, std::optional<std::string> &text,
+                 std::string &error) {
+  if (foreign_link(path, error))
+    return false;
+  const int fd =
+      open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) {
+    if (errno == ENOENT)
+      return true;
+    error = path + ": " + std::strerror(errno);
+    return false;
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+    error = path + ": not a regular file";
+  else if (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+    error = path + ": not owned by root and writable by root alone";
+  else if (static_cast<uint64_t>(st.st_size) > kMaxConfig)
+    error = path + ": larger than " + std::to_string(kMaxConfig) + " bytes";
+  if (!error.empty()) {
+    close(fd);
+    return false;
+  }
+  std::string body(kMaxConfig + 1, '\0');
+  size_t got = 0;
+  while (got < body.size()) {
+    const ssize_t n = read(fd, body.data() + got, body.size() - got);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      error = path + ": " + std::strerror(errno);
+    if (n <= 0)
+      break;
+    got += static_cast<size_t>(n);
+  }
+  close(fd);
+  if (got > kMaxConfig)
+    error = path + ": larger than " + std::to_string(kMaxConfig) + " bytes";
+  if (!error.empty())
+    return false;
+  body.resize(got);
+  text = std::move(body);
+  return true;
+}
+
 } // namespace
 
 std::string config_file_path() {
@@ -37,16 +110,12 @@ std::string config_file_path() {
 
 bool apply_config_file(const std::string &path, const po::variables_map &given,
                        RestoreConfig &cfg, std::string &error) {
-  std::ifstream file(path);
-  if (!file) {
-    if (errno == ENOENT)
-      return true;
-    error = path + ": " + std::strerror(errno);
+  std::optional<std::string> text;
+  if (!read_config(path, text, error))
     return false;
-  }
-  std::stringstream text;
-  text << file.rdbuf();
-  const std::string body = text.str();
+  if (!text)
+    return true;
+  const std::string &body = *text;
 
   po::options_description settings;
   // clang-format off
@@ -74,6 +143,12 @@ bool apply_config_file(const std::string &path, const po::variables_map &given,
                      ? "changes what a restore means: give it on the "
                        "command line"
                      : "is no setting (incremental, coalesce, stats)");
+        return false;
+      }
+    // Boost reads a bare `name =` as true: every setting needs its value.
+    for (const auto &o : parsed.options)
+      if (o.value.empty() || o.value.front().empty()) {
+        error = where(o.string_key) + "`" + o.string_key + "' has no value";
         return false;
       }
     po::store(parsed, vm);

@@ -8,8 +8,13 @@
 //   coalesce = MS              as --coalesce MS
 //   stats = true|false         as --stats
 // Any other name (noflush, table, test, counters, ...) is refused, naming
-// its line. Options on the command line win. FASTRESTORE_CONFIG names
-// another file (for tests); a missing file is no error.
+// its line, and so is a setting with no value. Options on the command
+// line win. FASTRESTORE_CONFIG names another file (for tests); a missing
+// file is no error. The file is read by every restore, boot included, so
+// it is obeyed only when it is a regular file of at most 64 KiB, owned by
+// root and writable by root alone, reached through no symlink another
+// user owns; anything else (a FIFO, a device, a mode-666 file) is refused
+// with the reason.
 #pragma once
 
 #include <boost/program_options.hpp>
