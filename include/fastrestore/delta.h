@@ -62,11 +62,12 @@ struct Delta {
 // The delta from `kernel` to `desired`. A desired base chain without a
 // policy gets ACCEPT. With `counters` (-c), a kept rule whose line gave
 // counters (StateRule::counters) is replaced unless the kernel's are known
-// to be the same, and a base chain whose line gave counters gets them.
-// nullopt where the delta cannot keep the table's meaning (a base chain of
-// another hook, priority or type than the table's, a user chain where a
-// base chain is wanted or the other way round): the block then replaces
-// the table.
+// to be the same, and a base chain whose line gave counters gets them. A
+// desired rule marked made_again is never kept: it is added (or replaces
+// a rule in place) even when the kernel holds its key. nullopt where the delta
+// cannot keep the table's meaning (a base chain of another hook, priority or
+// type than the table's, a user chain where a base chain is wanted or the other
+// way round): the block then replaces the table.
 std::optional<Delta> plan_delta(const TableState &desired,
                                 const TableState &kernel, bool counters);
 

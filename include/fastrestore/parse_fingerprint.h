@@ -4,7 +4,8 @@
 // /etc/services, /etc/ethertypes), the family and whether lines carry
 // counters. The incremental restore takes a line as unchanged without
 // parsing it only when this is as it was when the line was last parsed
-// (host names are never taken so: name_lookups.h).
+// (a line whose parsing looked a name up is never taken so:
+// name_lookups.h; nor one the kernel settles: kernel_resolved.h).
 #pragma once
 
 #include <cstdint>

@@ -20,6 +20,9 @@ struct StateRule {
   // Desired side: the rule's line gave counters (-c). Kernel side: the
   // counters are known (read from the kernel, not from a journal).
   bool counters = false;
+  // Desired side: the kernel settles the rule's meaning when it is made
+  // (kernel_resolved.h): no kernel rule is kept for it. Not recorded.
+  bool made_again = false;
   uint64_t packets = 0, bytes = 0;
 };
 

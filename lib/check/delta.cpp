@@ -46,6 +46,8 @@ kept_rules(const std::vector<StateRule> &desired,
   std::vector<std::pair<size_t, size_t>> pairs; // (desired, kernel)
   pairs.reserve(desired.size());
   for (size_t d = 0; d < desired.size(); ++d) {
+    if (desired[d].made_again)
+      continue;
     HashIndex::Entry *e = entry(desired[d].key);
     if (e == nullptr || e->a == kNone)
       continue;
@@ -61,7 +63,7 @@ bool same_rules(const std::vector<StateRule> &desired,
   return desired.size() == kernel.size() &&
          std::equal(desired.begin(), desired.end(), kernel.begin(),
                     [](const StateRule &a, const StateRule &b) {
-                      return a.key == b.key;
+                      return a.key == b.key && !a.made_again;
                     });
 }
 

@@ -5,6 +5,7 @@
 #include "fastrestore/eb_parser.h"
 
 #include "eb_state.h"
+#include "fastrestore/name_lookups.h"
 #include "fastrestore/plugin_failure.h"
 #include "fastrestore/stats.h"
 #include "fastrestore/xtables_setup.h"
@@ -33,6 +34,7 @@ Command EbParser::parse(std::vector<Token> &words, const std::string &,
                         int line, std::string_view source,
                         const std::pair<uint64_t, uint64_t> *) {
   PhaseTimer timer(phase_stats().extensions_s);
+  const LookupWatch watch; // name_lookups.h
   switch_xtables(Family::bridge);
   eb::Line l(words);
   try {

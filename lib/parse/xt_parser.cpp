@@ -6,6 +6,7 @@
 #include "fastrestore/xt_parser.h"
 
 #include "fastrestore/chain_names.h"
+#include "fastrestore/name_lookups.h"
 
 #include "fastrestore/plugin_failure.h"
 #include "fastrestore/stats.h"
@@ -67,6 +68,7 @@ Command XtParser::parse(std::vector<Token> &words, const std::string &table,
                         int line, std::string_view source,
                         const std::pair<uint64_t, uint64_t> *counters) {
   PhaseTimer timer(phase_stats().extensions_s);
+  const LookupWatch watch; // name_lookups.h
   Command cmd;
   if (fast_on_ && fast_->parse(words, table, line, counters, cmd))
     return cmd;

@@ -265,3 +265,18 @@ TEST_CASE("delta: what it cannot keep, it leaves to a replacement", "[delta]") {
   other_priority.kernel.chains[0].prio = 10;
   CHECK_FALSE(other_priority.delta());
 }
+
+TEST_CASE("delta: a rule the kernel settles is made again, never kept",
+          "[delta]") {
+  Table t;
+  t.want("INPUT", {"a", "cg", "b"});
+  t.want_state.chains[0].rules[1].made_again = true;
+  t.have("INPUT", {"a", "cg", "b"});
+  auto d = t.delta();
+  REQUIRE(d);
+  const std::vector<std::string> want = {"replace INPUT cg @101"};
+  CHECK(t.lines(*d) == want);
+  CHECK(d->chains[0].kept == 2);
+  CHECK(d->chains[0].added == 1);
+  CHECK(d->chains[0].removed == 1);
+}

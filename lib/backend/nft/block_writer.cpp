@@ -303,7 +303,7 @@ private:
   void add(Block::Entry &&e) {
     cur_loc_ = e.decl ? e.decl->loc : e.cmd ? e.cmd->loc : cur_loc_;
     if (incremental_)
-      incremental_->note_entry(cur_loc_.line);
+      incremental_->note_entry(cur_loc_.line, e);
     ops_.clear();
     bool planned = false;
     // iptables-nft carries out a block's commands at COMMIT, after it has

@@ -14,6 +14,7 @@
 #include "fastrestore/delta.h"
 #include "fastrestore/hash64.h"
 #include "fastrestore/hash_index.h"
+#include "fastrestore/kernel_resolved.h"
 #include "fastrestore/name_lookups.h"
 #include "fastrestore/nft_backend.h"
 #include "fastrestore/parse_fingerprint.h"
@@ -97,15 +98,23 @@ public:
     return c != kNone && declared_[c];
   }
 
-  void note_entry(int line) override {
-    if (journal_ != nullptr) {
-      // A line whose parsing looked a host name up is parsed every time.
-      const uint64_t lookups = host_lookups();
-      if (lookups != seen_lookups_) {
-        seen_lookups_ = lookups;
-        looked_up_.insert(line);
-      }
+  void note_entry(int line, const Block::Entry &entry) override {
+    if (journal_ == nullptr)
+      return;
+    // A line whose parsing looked a name up (name_lookups.h) is parsed
+    // every time; one the kernel settles (kernel_resolved.h) is also
+    // never kept.
+    const uint64_t lookups = name_lookups();
+    if (lookups != seen_lookups_) {
+      seen_lookups_ = lookups;
+      looked_up_.insert(line);
     }
+    if (entry.cmd)
+      for (const Rule &r : entry.cmd->rules)
+        if (kernel_resolved(r)) {
+          looked_up_.insert(line);
+          made_again_.insert(line);
+        }
   }
 
   void note_op(const Op &op) override {
@@ -234,6 +243,7 @@ private:
       std::vector<uint64_t> message_keys;
       if (read)
         message_keys = rekey(*want, RuleKey::identity);
+      mark_made_again(*want);
       delta = plan_delta(want->state, *kernel, cfg_.counters);
       if (read)
         rekey(*want, message_keys);
@@ -578,10 +588,11 @@ private:
     journal_chains_ = HashIndex();
     declared_.clear();
     looked_up_.clear();
+    made_again_.clear();
     want_fingerprint_current_ = true;
     if (!on || journal_ == nullptr)
       return;
-    seen_lookups_ = host_lookups();
+    seen_lookups_ = name_lookups();
     const uint32_t generation = generation_();
     journal_why_.clear();
     if (carried_ && carried_generation_ == generation)
@@ -922,6 +933,17 @@ private:
       }
   }
 
+  // The desired rules of lines the kernel settles: the delta keeps no
+  // kernel rule for them.
+  void mark_made_again(DesiredTable &want) const {
+    if (made_again_.empty())
+      return;
+    for (size_t c = 0; c < want.state.chains.size(); ++c)
+      for (size_t d = 0; d < want.state.chains[c].rules.size(); ++d)
+        if (made_again_.count(want.rule_sources[c][d].line))
+          want.state.chains[c].rules[d].made_again = true;
+  }
+
   // --noflush: the record's chains the block has emptied so far
   // (declared, flushed or made; the lines it knows are all of its chains).
   void note_emptied(const Op &op) {
@@ -996,7 +1018,8 @@ private:
     bool broken; // a line that says something went unhashed
   } speculation_{0, false};
   uint64_t seen_lookups_ = 0;
-  std::set<int> looked_up_; // lines whose parsing looked a host name up
+  std::set<int> looked_up_;  // lines whose parsing looked a name up
+  std::set<int> made_again_; // lines of rules the kernel settles
 };
 
 } // namespace

@@ -36,8 +36,8 @@ public:
   // Whether the block so far declared user chain `chain` on a line taken
   // unparsed.
   virtual bool declared_unparsed(std::string_view chain) const = 0;
-  // An entry of the block at input line `line` goes to the planner.
-  virtual void note_entry(int line) = 0;
+  // An entry of the block, at input line `line`, goes to the planner.
+  virtual void note_entry(int line, const Block::Entry &entry) = 0;
   // An operation the planner made of it.
   virtual void note_op(const Op &op) = 0;
   // At COMMIT, before anything else: with lines taken unparsed, a block
