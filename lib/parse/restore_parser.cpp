@@ -238,7 +238,11 @@ void RestoreParser::chain_line(std::string_view line, int lineno) {
          "chain name `" + std::string(name) +
              "' too long (must be under 29 chars)",
          ExitCode::parameter, col, name_end);
-  if (name[0] == '-' || name[0] == '!')
+  // iptables-legacy-restore sets a policy on such a chain before anything
+  // looks at its name, and refuses that (a user chain has no policy).
+  std::string_view policy = next_word(line, pos, pcol);
+  const bool legacy_policy = opts_.legacy && !policy.empty() && policy != "-";
+  if ((name[0] == '-' || name[0] == '!') && !legacy_policy)
     fail(lineno, line,
          std::string("chain name not allowed to start with `") + name[0] + "'",
          ExitCode::parameter, col, name_end);
@@ -249,7 +253,6 @@ void RestoreParser::chain_line(std::string_view line, int lineno) {
   if (!opts_.legacy && has_white_space(name))
     fail(lineno, line, "Invalid chain name `" + std::string(name) + "'",
          ExitCode::parameter, col, name_end);
-  std::string_view policy = next_word(line, pos, pcol);
   if (policy.empty())
     fail(lineno, line, "policy invalid", ExitCode::parameter, col, name_end);
 

@@ -14,6 +14,8 @@
 #   # pre-args: -c           options for loading the pre file
 #   # error-line: N          (failing cases) the message must name line N
 #   # legacy-error-line: N   the same with BACKEND=legacy, where it differs
+#   # error-text: TEXT      (failing cases) the message must hold TEXT
+#   # legacy-error-text: T  the same with BACKEND=legacy, where it differs
 #   # ref-status: X          iptables-nft-restore returns X instead of N
 #                            (a documented difference, see docs/CONFORMANCE.md);
 #                            a passing case then compares the save output
@@ -45,6 +47,7 @@ family=$(header family)
 pre=$(header pre)
 pre_args=$(header pre-args)
 error_line=$(header error-line)
+error_text=$(header error-text)
 ref_status=$(header ref-status)
 ref_status=${ref_status:-$want}
 
@@ -54,6 +57,9 @@ ref_status=${ref_status:-$want}
 backend=${BACKEND:-nft}
 if [ "$backend" = legacy ] && [ -n "$(header legacy-error-line)" ]; then
   error_line=$(header legacy-error-line)
+fi
+if [ "$backend" = legacy ] && [ -n "$(header legacy-error-text)" ]; then
+  error_text=$(header legacy-error-text)
 fi
 ref_tool=iptables-$backend-restore
 fr_cmd="$fr"
@@ -180,6 +186,11 @@ else
   done
   if [ -n "$error_line" ] && ! grep -q "line $error_line\b" "$tmp/fr/stderr"; then
     echo "message does not name line $error_line:"
+    sed 's/^/  stderr: /' "$tmp/fr/stderr"
+    fail=1
+  fi
+  if [ -n "$error_text" ] && ! grep -qF -- "$error_text" "$tmp/fr/stderr"; then
+    echo "message does not say: $error_text"
     sed 's/^/  stderr: /' "$tmp/fr/stderr"
     fail=1
   fi

@@ -53,6 +53,19 @@ TEST_CASE("a line cut short by a NUL has no newline to keep", "[lexer]") {
   CHECK(r.tokens[1].text == "open end");
 }
 
+TEST_CASE("an empty quoted word a NUL ends is no word", "[lexer]") {
+  // iptables adds a word at its end only when it holds something: a quote
+  // the NUL leaves open, or closed with nothing in it, adds none.
+  for (const char *line : {R"(--comment ")", R"(--comment "")"}) {
+    fastrestore::LexResult r;
+    fastrestore::split_words(line, r, false);
+    REQUIRE(r.tokens.size() == 1);
+    CHECK(r.tokens[0].text == "--comment");
+  }
+  // With its newline the closed one is a word, as in iptables-restore.
+  CHECK(words(R"(--comment "")") == std::vector<std::string>{"--comment", ""});
+}
+
 TEST_CASE("words keep their columns", "[lexer]") {
   auto r = split_words(R"(-A INPUT  "x y" z)");
   REQUIRE(r.tokens.size() == 4);

@@ -330,14 +330,17 @@ private:
   }
 
   // iptables-legacy refuses a jump to a name that is neither a chain nor a
-  // target extension while parsing (status 2).
+  // target extension while parsing (status 2); a goto, which it never
+  // takes for a target, to anything but a chain.
   void check_jump(const Rule &r) {
-    if ((r.verdict == Verdict::jump || r.verdict == Verdict::go) &&
-        !is_chain(r.jump_chain))
-      fail(r.loc,
-           "Couldn't load target `" + r.jump_chain +
-               "':No such file or directory",
-           ExitCode::parameter);
+    if ((r.verdict != Verdict::jump && r.verdict != Verdict::go) ||
+        is_chain(r.jump_chain))
+      return;
+    fail(r.loc,
+         r.verdict == Verdict::go ? "goto '" + r.jump_chain + "' is not a chain"
+                                  : "Couldn't load target `" + r.jump_chain +
+                                        "':No such file or directory",
+         ExitCode::parameter);
   }
 
   // iptables-legacy-restore reports a refused operation as "line N failed".

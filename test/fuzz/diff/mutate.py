@@ -228,9 +228,18 @@ def m_junk(rng, lines):
 
 
 def m_nul(rng, lines):
-    if rng.random() < 0.3:
+    r = rng.random()
+    quoted = [i for i, l in enumerate(lines) if b'"' in l]
+    if r < 0.3:
         lines.insert(rng.randrange(len(lines) + 1),
                      b"\x00" * rng.randint(1, 4))
+    elif r < 0.5 and quoted:
+        # Right after an opening quote (or a closed empty one): the line
+        # ends there with an option left without its argument.
+        i = rng.choice(quoted)
+        at = lines[i].index(b'"') + 1
+        lines[i] = lines[i][:at] + rng.choice([b"", b'"']) + b"\x00" + \
+            lines[i][at:]
     else:
         i = rng.randrange(len(lines))
         at = rng.randrange(len(lines[i]) + 1)
