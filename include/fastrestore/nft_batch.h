@@ -28,6 +28,14 @@
 
 namespace fastrestore::nft {
 
+// A batch chunk's memory: from the heap, or (`mapped` bytes) an anonymous
+// mapping of its own, whose pages the kernel gives zeroed as they are
+// first touched.
+struct ChunkFree {
+  size_t mapped = 0;
+  void operator()(char *p) const;
+};
+
 class Batch {
 public:
   // Set ids (NFTA_SET_ID) start above id_base (see OpPlanner).
@@ -81,6 +89,9 @@ public:
 
   std::vector<iovec> iov() const;
   std::string bytes() const; // a copy of all bytes, for tests
+  // Gives back the room past the messages (a batch held after finish(),
+  // e.g. by --coalesce): each chunk shrinks to its bytes.
+  void compact();
   size_t size() const { return size_; }
   // Number of object messages (without BEGIN/END).
   size_t messages() const { return info_.size(); }
@@ -100,7 +111,7 @@ private:
     bool counters = false;
   };
   struct Chunk {
-    std::unique_ptr<char[]> data;
+    std::unique_ptr<char[], ChunkFree> data;
     size_t len = 0, cap = 0;
   };
 

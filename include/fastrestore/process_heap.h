@@ -42,10 +42,24 @@ bool exit_frees_heap();
 // rule vectors) are some 250,000 allocations, whose frees (and the
 // consolidation of freed chunks that freeing a large one sets off) took
 // 15-20 ms of a 0.45 s reload.
+//
+// Only the latest block's are left so: a stream of blocks (a --noflush
+// pipe may run for days) frees what an earlier block left when the next
+// one begins (free_left_by_earlier_blocks), so that what waits for the
+// exit is bounded by one block, never by the stream.
+namespace detail {
+void keep_left(void *object, void (*destroy)(void *));
+} // namespace detail
+
 template <class T> void leave_to_exit(T &value) {
   if (exit_frees_heap())
-    new T(std::move(value)); // (never deleted)
+    detail::keep_left(new T(std::move(value)),
+                      [](void *p) { delete static_cast<T *>(p); });
 }
+
+// Frees what leave_to_exit kept for the blocks before this one: called
+// when a block begins.
+void free_left_by_earlier_blocks();
 
 // leave_to_exit for each of `values` when the scope ends: a block's
 // structures, on whichever way it leaves.

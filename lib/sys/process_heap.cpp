@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <mutex>
+#include <vector>
 
 // Under AddressSanitizer (GCC says so by __SANITIZE_ADDRESS__, clang by
 // __has_feature) the heap is the sanitizer's and its leak check runs at
@@ -53,6 +55,46 @@ void use_huge_pages_for_heap() {
   if (after != static_cast<uintptr_t>(-1) && to > from)
     madvise(reinterpret_cast<void *>(from), to - from, MADV_HUGEPAGE);
 #endif
+}
+
+namespace {
+
+struct Left {
+  void *object;
+  void (*destroy)(void *);
+};
+
+// What leave_to_exit kept since the last free_left_by_earlier_blocks:
+// never destroyed itself, and guarded because the --noflush simulation
+// leaves its lists from a second thread.
+std::mutex &left_lock() {
+  static auto *m = new std::mutex;
+  return *m;
+}
+std::vector<Left> &left() {
+  static auto *v = new std::vector<Left>;
+  return *v;
+}
+
+} // namespace
+
+namespace detail {
+
+void keep_left(void *object, void (*destroy)(void *)) {
+  const std::lock_guard<std::mutex> hold(left_lock());
+  left().push_back({object, destroy});
+}
+
+} // namespace detail
+
+void free_left_by_earlier_blocks() {
+  std::vector<Left> earlier;
+  {
+    const std::lock_guard<std::mutex> hold(left_lock());
+    earlier.swap(left());
+  }
+  for (const Left &l : earlier)
+    l.destroy(l.object);
 }
 
 } // namespace fastrestore

@@ -9,6 +9,8 @@
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netfilter/nfnetlink.h>
 
+#include <sys/mman.h>
+
 #include <cstring>
 #include <new>
 
@@ -35,18 +37,48 @@ Batch::Batch(Family family, uint32_t id_base)
 
 Batch::~Batch() = default;
 
+void ChunkFree::operator()(char *p) const {
+  if (mapped != 0)
+    munmap(p, mapped);
+  else
+    delete[] p;
+}
+
 char *Batch::reserve() {
   if (chunks_.empty() || chunks_.back().cap - chunks_.back().len < kHeadroom) {
-    // The first chunk starts small so that small batches stay small.
-    size_t cap = chunks_.empty() ? 2 * kHeadroom : kChunkSize;
-    Chunk c;
     // Zeroed: libmnl leaves an attribute's padding as the memory was, and
-    // a rule's key (table_delta.h) hashes its message's bytes.
-    c.data.reset(new char[cap]());
-    c.cap = cap;
+    // a rule's key (table_delta.h) hashes its message's bytes. The first
+    // chunk is a mapping of its own, so that a small batch (one of a
+    // stream of one-rule blocks) costs the pages it writes, not the
+    // zeroing of its headroom; the later ones come from the heap.
+    Chunk c;
+    if (chunks_.empty()) {
+      c.cap = 2 * kHeadroom;
+      void *p = mmap(nullptr, c.cap, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      if (p == MAP_FAILED)
+        throw std::bad_alloc();
+      c.data = std::unique_ptr<char[], ChunkFree>(static_cast<char *>(p),
+                                                  ChunkFree{c.cap});
+    } else {
+      c.cap = kChunkSize;
+      c.data =
+          std::unique_ptr<char[], ChunkFree>(new char[c.cap](), ChunkFree());
+    }
     chunks_.push_back(std::move(c));
   }
   return chunks_.back().data.get() + chunks_.back().len;
+}
+
+void Batch::compact() {
+  for (Chunk &c : chunks_) {
+    if (c.cap == c.len)
+      continue;
+    std::unique_ptr<char[], ChunkFree> copy(new char[c.len], ChunkFree());
+    std::memcpy(copy.get(), c.data.get(), c.len);
+    c.data = std::move(copy);
+    c.cap = c.len;
+  }
 }
 
 nlmsghdr *Batch::next_header(uint16_t msg_type, uint16_t flags) {

@@ -17,6 +17,7 @@
 #include "fastrestore/nft_backend.h"
 #include "fastrestore/nft_rule.h"
 #include "fastrestore/plan.h"
+#include "fastrestore/process_heap.h"
 #include "fastrestore/restore_writer.h"
 #include "fastrestore/rule_print.h"
 #include "fastrestore/rule_signature.h"
@@ -84,6 +85,7 @@ public:
   }
 
   void begin(const std::string &table, const Location &loc) override {
+    free_left_by_earlier_blocks(); // (process_heap.h)
     table_ = table;
     loc_ = loc;
     const bool hold = coalescer_ != nullptr && coalescer_->holds_all();

@@ -46,10 +46,14 @@ void Coalescer::add(std::unique_ptr<nft::Batch> batch, const std::string &table,
       d.code = ExitCode::parameter;
       throw Error(std::move(d));
     }
+    batch->compact();
     items_.push_back(
         {std::move(batch), table, first_line, last_line, std::move(lines)});
     return;
   }
+  // A held block keeps only its messages' bytes: a stream of one-rule
+  // blocks held together costs what they say, not their batches' room.
+  batch->compact();
   const size_t parts = batch->iov().size();
   if (!items_.empty() && iovs_ + parts > kMaxIov)
     flush();
