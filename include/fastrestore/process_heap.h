@@ -23,9 +23,10 @@ namespace fastrestore {
 // same binary run with THP disabled.
 //
 // Only address space is reserved: pages are backed as they are touched.
-// Where the region cannot be had (a strict overcommit limit), glibc
-// falls back to mmap and nothing is advised. Under AddressSanitizer
-// (its own allocator) it does nothing.
+// Where 256 MiB cannot be had (a limit on the address space, ulimit -v;
+// strict overcommit), the region halves down to 8 MiB, and below that
+// glibc's own pad stays: a small restore runs under a tight limit. Under
+// AddressSanitizer (its own allocator) it does nothing.
 void use_huge_pages_for_heap();
 
 // Whether leave_to_exit leaves things to the exit: only once main has

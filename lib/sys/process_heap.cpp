@@ -35,25 +35,39 @@ void use_huge_pages_for_heap() {
   return;
 #else
   one_restore = true;
-  constexpr size_t kRegion = size_t{256} << 20;
   constexpr uintptr_t kHuge = uintptr_t{2} << 20;
   // (32 MiB is the largest threshold glibc takes; setting it also ends
   // the threshold's growing with each freed mmap.)
-  if (mallopt(M_MMAP_THRESHOLD, 32 << 20) == 0 ||
-      mallopt(M_TRIM_THRESHOLD, static_cast<int>(2 * kRegion)) == 0 ||
-      mallopt(M_TOP_PAD, static_cast<int>(kRegion)) == 0)
+  if (mallopt(M_MMAP_THRESHOLD, 32 << 20) == 0)
     return;
-  const uintptr_t before = reinterpret_cast<uintptr_t>(sbrk(0));
-  // An allocation larger than the heap's free top makes it grow, by the
-  // allocation and the pad. (volatile: a malloc freed unused may be
-  // left out.)
-  void *volatile grow = malloc(1 << 20);
-  const uintptr_t after = reinterpret_cast<uintptr_t>(sbrk(0));
-  free(grow);
-  const uintptr_t from = (before + kHuge - 1) & ~(kHuge - 1);
-  const uintptr_t to = after & ~(kHuge - 1);
-  if (after != static_cast<uintptr_t>(-1) && to > from)
-    madvise(reinterpret_cast<void *>(from), to - from, MADV_HUGEPAGE);
+  // The largest region the process may have, halving from 256 MiB to
+  // 8 MiB (a limit on its address space, ulimit -v, may allow less);
+  // none at all leaves glibc's own pad, so that a small restore still
+  // runs under a tight limit.
+  for (size_t region = size_t{256} << 20; region >= (size_t{8} << 20);
+       region /= 2) {
+    if (mallopt(M_TRIM_THRESHOLD, static_cast<int>(2 * region)) == 0 ||
+        mallopt(M_TOP_PAD, static_cast<int>(region)) == 0)
+      break;
+    const uintptr_t before = reinterpret_cast<uintptr_t>(sbrk(0));
+    // An allocation larger than the heap's free top makes it grow, by
+    // the allocation and the pad. (volatile: a malloc freed unused may
+    // be left out.)
+    void *volatile grow = malloc(1 << 20);
+    const uintptr_t after = reinterpret_cast<uintptr_t>(sbrk(0));
+    free(grow);
+    if (grow == nullptr || before == static_cast<uintptr_t>(-1) ||
+        after == static_cast<uintptr_t>(-1) || after - before < region)
+      continue;
+    const uintptr_t from = (before + kHuge - 1) & ~(kHuge - 1);
+    const uintptr_t to = after & ~(kHuge - 1);
+    if (to > from)
+      madvise(reinterpret_cast<void *>(from), to - from, MADV_HUGEPAGE);
+    return;
+  }
+  // glibc's defaults (128 KiB each).
+  mallopt(M_TOP_PAD, 128 * 1024);
+  mallopt(M_TRIM_THRESHOLD, 128 * 1024);
 #endif
 }
 
