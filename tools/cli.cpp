@@ -7,9 +7,11 @@
 
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,32 +38,78 @@ const char kUsage[] =
     "replacement per COMMIT). save and commit write and load binary\n"
     "snapshots of the kernel's tables.\n";
 
-bool all_digits(const char *s) {
-  if (*s == '\0')
-    return false;
-  for (; *s; ++s)
-    if (!std::isdigit(static_cast<unsigned char>(*s)))
-      return false;
-  return true;
-}
+// The wait options, which iptables-restore reads itself: -w and -W take
+// the next word for their value unless it starts with '-' or '!'
+// (xs_has_arg), or a value attached to the long name (--wait=5).
+struct WaitOptions {
+  bool wait = false, interval = false;
+  std::optional<std::string> wait_value, interval_value;
+};
 
-// "-w 5" means "--wait=5" as in iptables; Boost only binds an optional value
-// when it is attached, so attach it.
-std::vector<std::string> normalise(int argc, char **argv) {
+// The command line's words without the wait options, which go to `out`.
+std::vector<std::string> normalise(int argc, char **argv, WaitOptions &out) {
   std::vector<std::string> args;
   for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if ((a == "-w" || a == "--wait" || a == "-W" || a == "--wait-interval") &&
-        i + 1 < argc && all_digits(argv[i + 1])) {
-      args.push_back((a.size() == 2
-                          ? (a == "-w" ? "--wait=" : "--wait-interval=")
-                          : a + "=") +
-                     std::string(argv[++i]));
+    const std::string a = argv[i];
+    const bool w = a == "-w" || a == "--wait" || a.rfind("--wait=", 0) == 0;
+    const bool iw = a == "-W" || a == "--wait-interval" ||
+                    a.rfind("--wait-interval=", 0) == 0;
+    if (!w && !iw) {
+      args.push_back(a);
       continue;
     }
-    args.push_back(a);
+    (w ? out.wait : out.interval) = true;
+    std::optional<std::string> &value = w ? out.wait_value : out.interval_value;
+    value.reset();
+    if (const size_t eq = a.find('='); eq != std::string::npos)
+      value = a.substr(eq + 1);
+    else if (i + 1 < argc && argv[i + 1][0] != '-' && argv[i + 1][0] != '!')
+      value = argv[++i];
   }
   return args;
+}
+
+// A parameter problem of the command line (status 2), as the replaced tool
+// prints it ("Error occurred at line: 0" and its hint), or fastrestore's.
+int parameter_problem(const Program &program, const RestoreConfig &cfg,
+                      const std::string &message) {
+  if (cfg.upstream.name.empty()) {
+    command_line_error(program, message);
+    return 2;
+  }
+  Diagnostic d;
+  d.message = message;
+  std::cerr << format_upstream(d, {}, cfg.upstream);
+  return 2;
+}
+
+// The legacy tool's -w SECONDS (any number sscanf's %i reads; none: wait
+// for ever) and deprecated -W USEC; 0 when they are good.
+int legacy_wait(const Program &program, RestoreConfig &cfg,
+                const WaitOptions &w) {
+  if (w.wait) {
+    cfg.wait = -1;
+    if (w.wait_value &&
+        std::sscanf(w.wait_value->c_str(), "%i", &cfg.wait) != 1)
+      return parameter_problem(program, cfg, "wait seconds not numeric");
+  }
+  if (!w.interval)
+    return 0;
+  unsigned usec = 0;
+  if (!w.interval_value)
+    return parameter_problem(program, cfg, "wait interval value required");
+  if (std::sscanf(w.interval_value->c_str(), "%u", &usec) != 1)
+    return parameter_problem(program, cfg, "wait interval not numeric");
+  if (usec > 999999)
+    return parameter_problem(program, cfg,
+                             "too long usec wait " + std::to_string(usec) +
+                                 " > 999999 usec");
+  std::cerr << "Ignoring deprecated --wait-interval option.\n";
+  if (cfg.wait == 0) {
+    std::cerr << "Option --wait-interval requires option --wait\n";
+    return 1;
+  }
+  return 0;
 }
 
 // Standard descriptors a caller closed are opened on /dev/null, so that no
@@ -174,7 +222,8 @@ int cli_main(int argc, char **argv) {
   pos.add("file", 1);
 
   po::variables_map vm;
-  const std::vector<std::string> args = normalise(argc, argv);
+  WaitOptions wait_options;
+  const std::vector<std::string> args = normalise(argc, argv, wait_options);
   try {
     vm = parse_command_line(args, all, pos);
   } catch (const po::error &e) {
@@ -252,10 +301,18 @@ int cli_main(int argc, char **argv) {
     return command_line_error(program,
                               "--all-or-nothing needs nf_tables: legacy "
                               "x_tables replaces each table on its own");
-  if (!wait.empty() && !all_digits(wait.c_str()))
-    return command_line_error(program, "wait seconds must be a number");
-  if (vm.count("wait"))
-    cfg.wait = wait.empty() ? -1 : std::atoi(wait.c_str());
+  {
+    Program as_run = program;
+    as_run.family = cfg.family;
+    as_run.backend = cfg.backend;
+    cfg.upstream = upstream_tool(as_run);
+  }
+  // iptables-nft-restore ignores -w and -W with whatever value; the legacy
+  // tool reads them (parse_wait_time, parse_wait_interval).
+  if (cfg.backend == Backend::legacy) {
+    if (int status = legacy_wait(program, cfg, wait_options))
+      return status;
+  }
 
   int fd = STDIN_FILENO;
   if (!vm.count("file") && stdin_closed) {
@@ -267,8 +324,12 @@ int cli_main(int argc, char **argv) {
     cfg.input_name = vm["file"].as<std::string>();
     fd = open(cfg.input_name.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
-      std::cerr << "fastrestore: cannot open " << cfg.input_name << ": "
-                << std::strerror(errno) << "\n";
+      if (cfg.upstream.name.empty())
+        std::cerr << "fastrestore: cannot open " << cfg.input_name << ": "
+                  << std::strerror(errno) << "\n";
+      else // the replaced tool's words
+        std::cerr << "Can't open " << cfg.input_name << ": "
+                  << std::strerror(errno) << "\n";
       return 1;
     }
   }

@@ -68,6 +68,24 @@ std::string search_path(const std::string &name) {
 
 } // namespace
 
+UpstreamTool upstream_tool(const Program &p) {
+  const bool legacy = p.backend == Backend::legacy;
+  const std::string version = std::string(FASTRESTORE_IPTABLES_VERSION) +
+                              (legacy ? " (legacy)" : " (nf_tables)");
+  switch (p.kind) {
+  case ProgramKind::restore:
+    if (legacy)
+      return {p.family == Family::ipv6 ? "ip6tables-restore"
+                                       : "iptables-restore",
+              version};
+    return {base_name(p.argv0), version};
+  case ProgramKind::ebtables_restore:
+    return {"ebtables-restore", version};
+  default:
+    return {};
+  }
+}
+
 Program identify_program(const char *argv0) {
   Program p;
   p.argv0 = argv0;

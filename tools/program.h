@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "fastrestore/backend.h"
+#include "fastrestore/diagnostic.h"
 #include "fastrestore/ir.h"
 
 namespace fastrestore {
@@ -34,6 +35,12 @@ struct Program {
 };
 
 Program identify_program(const char *argv0);
+
+// The replaced tool's name and version as it prints them in its messages
+// ("iptables-nft-restore v1.8.9 (nf_tables): ..."; the legacy tool says
+// "iptables-restore" under any name), for a restore run under an upstream
+// tool's name; an empty name for fastrestore's own.
+UpstreamTool upstream_tool(const Program &p);
 
 // "fastrestore vX.Y.Z (nf_tables)" (or "(legacy)") on stdout, for -V.
 void print_version(Backend backend);

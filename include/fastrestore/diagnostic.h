@@ -12,6 +12,8 @@
 // through a noreturn callback.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -31,11 +33,30 @@ enum class ExitCode : int {
   kernel = 4,
 };
 
+// How the replaced tool prints an error, for printing it in the tool's
+// words when fastrestore runs under the tool's name (format_upstream).
+enum class Frame : uint8_t {
+  by_code,     // by the status: 2 tool (with the hint), 1 line_failed,
+               // 4 kernel
+  tool,        // "PROG vVERSION: TEXT" (xtables_error), the hint after a 2
+  bare,        // "TEXT", the hint after a 2 (the tool's own fprintf)
+  tool_line,   // "PROG: TEXT" ("COMMIT expected at line N")
+  tool_named,  // "PROG vVERSION: PROG: TEXT" (the restore file's own
+               // structure: "line N table name invalid")
+  line_failed, // "PROG: line N failed: TEXT" (a command iptables refused)
+  kernel,      // "PROG vVERSION: " then "\nline N: TEXT" for each error
+};
+
 struct Diagnostic {
   Location loc;
   std::string message;
   ExitCode code = ExitCode::parameter;
   std::string source; // the offending input line, for the caret display
+  Frame frame = Frame::by_code;
+  // The replaced tool's words where they differ from `message` (a kernel
+  // refusal: "RULE_APPEND failed (Invalid argument): rule in chain X"; an
+  // empty text where it says nothing more than its frame).
+  std::optional<std::string> upstream;
 };
 
 // Thrown for a failed input line or kernel transaction; carries the
@@ -61,5 +82,24 @@ private:
 // prepended when not empty (e.g. "rules.v4: line 3, ...").
 std::string format_diagnostic(const Diagnostic &d,
                               const std::string &input_name = {});
+
+// The source line and the caret line under the diagnostic's columns (as
+// format_diagnostic ends), or nothing without a line or its text.
+std::string caret_display(const Diagnostic &d);
+
+// The tool fastrestore runs as: its name as it prints it
+// ("iptables-nft-restore", "iptables-restore" for the legacy tool) and its
+// version ("1.8.9 (nf_tables)").
+struct UpstreamTool {
+  std::string name;
+  std::string version;
+};
+
+// An error (`first`, with the further errors of the same failure) as the
+// tool prints it (Frame), "Error occurred at line: N" naming
+// fastrestore's line; then each error's caret display.
+std::string format_upstream(const Diagnostic &first,
+                            const std::vector<Diagnostic> &more,
+                            const UpstreamTool &tool);
 
 } // namespace fastrestore

@@ -12,6 +12,11 @@ namespace fastrestore {
 struct PluginFailure {
   int status; // an xtables_exittype
   std::string message;
+  // The text as iptables prints it, blanks and newlines kept (a message
+  // the tool's messages are compared with: Diagnostic::upstream).
+  std::string raw;
+  // iptables prints it without its name and version ("Bad argument `x'").
+  bool bare = false;
 };
 
 } // namespace fastrestore

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "fastrestore/backend.h"
+#include "fastrestore/diagnostic.h"
 #include "fastrestore/ir.h"
 
 namespace fastrestore {
@@ -30,6 +31,9 @@ struct RestoreConfig {
   bool incremental = false;    // --incremental: send a table's changes only
   bool optimize = false;       // --optimize: runs of rules as set lookups
   size_t optimize_min = 8;     // --optimize-min: the shortest run merged
+  // Run under an upstream tool's name: errors are printed in its words
+  // (format_upstream); empty: fastrestore's own.
+  UpstreamTool upstream;
 };
 
 } // namespace fastrestore

@@ -29,7 +29,7 @@ bool EbPolicies::take(Block::Entry &e) {
     if (p != "ACCEPT" && p != "DROP" && p != "RETURN")
       fail(e.decl->loc,
            "Can't set policy `" + p + "' on `" + e.decl->name + "'",
-           ExitCode::format);
+           ExitCode::format, ""); // ebtables-restore: "line N failed"
     new_chains_.insert(e.decl->name);
     set(e.decl->name, p, e.decl->loc);
     e.decl->policy = "-";

@@ -16,11 +16,13 @@
 namespace fastrestore::check {
 
 [[noreturn]] inline void fail(const Location &loc, std::string msg,
-                              ExitCode code) {
+                              ExitCode code,
+                              std::optional<std::string> upstream = {}) {
   Diagnostic d;
   d.loc = loc;
   d.message = std::move(msg);
   d.code = code;
+  d.upstream = std::move(upstream);
   throw Error(std::move(d));
 }
 
@@ -45,8 +47,9 @@ inline Op chain_op(OpKind kind, const std::string &name, const Location &loc,
 
 // iptables-nft-restore reports these as "line N failed: <reason>", status 1.
 [[noreturn]] inline void line_failed(const Location &loc,
-                                     const std::string &reason) {
-  fail(loc, reason, ExitCode::format);
+                                     const std::string &reason,
+                                     std::optional<std::string> upstream = {}) {
+  fail(loc, reason, ExitCode::format, std::move(upstream));
 }
 
 // The refusals the planners share, each worded once as iptables-nft
@@ -94,7 +97,9 @@ inline void check_rename_target(const Command &cmd) {
     fail(cmd.loc,
          "CHAIN_RENAME failed: chain name " + cmd.arg +
              " may not clash with target name",
-         ExitCode::kernel);
+         ExitCode::kernel,
+         // (the kernel's answer to iptables-nft, renaming to the verdict)
+         "CHAIN_RENAME failed (No such file or directory): chain " + cmd.arg);
 }
 
 inline uint32_t policy_value(const std::string &p) {
@@ -114,7 +119,8 @@ inline void refuse_zero_rule(const Command &cmd) {
 // checks it when it carries out the block, at COMMIT ("line N failed").
 inline uint32_t declared_policy(const ChainDecl &d) {
   if (d.policy != "ACCEPT" && d.policy != "DROP")
-    line_failed(d.loc, "Bad policy name `" + d.policy + "'.");
+    line_failed(d.loc, "Bad policy name `" + d.policy + "'.",
+                "Bad policy name.");
   return policy_value(d.policy);
 }
 

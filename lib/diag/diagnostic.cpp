@@ -19,6 +19,11 @@ std::string format_diagnostic(const Diagnostic &d,
     out += ": ";
   }
   out += d.message + "\n";
+  return out + caret_display(d);
+}
+
+std::string caret_display(const Diagnostic &d) {
+  std::string out;
   if (d.loc.line > 0 && !d.source.empty()) {
     std::string num = std::to_string(d.loc.line);
     out += "  " + num + " | " + d.source + "\n";
@@ -33,6 +38,70 @@ std::string format_diagnostic(const Diagnostic &d,
       out += pad + " | " + under + "\n";
     }
   }
+  return out;
+}
+
+namespace {
+
+Frame frame_of(const Diagnostic &d) {
+  if (d.frame != Frame::by_code)
+    return d.frame;
+  switch (d.code) {
+  case ExitCode::format:
+    return Frame::line_failed;
+  case ExitCode::kernel:
+    return Frame::kernel;
+  default:
+    return Frame::tool;
+  }
+}
+
+} // namespace
+
+std::string format_upstream(const Diagnostic &first,
+                            const std::vector<Diagnostic> &more,
+                            const UpstreamTool &tool) {
+  auto text = [](const Diagnostic &d) {
+    return d.upstream ? *d.upstream : d.message;
+  };
+  const std::string prefix = tool.name + " v" + tool.version + ": ";
+  const std::string line = std::to_string(first.loc.line);
+  std::string out;
+  switch (frame_of(first)) {
+  case Frame::by_code:
+  case Frame::tool:
+    out = prefix + text(first) + "\n";
+    break;
+  case Frame::bare:
+    out = text(first) + "\n";
+    break;
+  case Frame::tool_line:
+    out = tool.name + ": " + text(first) + "\n";
+    break;
+  case Frame::tool_named:
+    out = prefix + tool.name + ": " + text(first) + "\n";
+    break;
+  case Frame::line_failed:
+    out = tool.name + ": line " + line + " failed";
+    if (!text(first).empty())
+      out += ": " + text(first);
+    out += "\n";
+    break;
+  case Frame::kernel:
+    // iptables-nft gathers every refused object into one message.
+    out = prefix;
+    out += "\nline " + line + ": " + text(first);
+    for (const Diagnostic &d : more)
+      out += "\nline " + std::to_string(d.loc.line) + ": " + text(d);
+    out += "\n";
+    break;
+  }
+  if (first.code == ExitCode::parameter)
+    out += "Error occurred at line: " + line + "\nTry `" + tool.name +
+           " -h' or '" + tool.name + " --help' for more information.\n";
+  out += caret_display(first);
+  for (const Diagnostic &d : more)
+    out += caret_display(d);
   return out;
 }
 

@@ -74,6 +74,18 @@ void print_error(const Error &e, const BlockText &text,
 void print_restore_error(const Error &e,
                          const std::function<std::string(int)> &line,
                          const RestoreConfig &cfg, std::ostream &err) {
+  if (!cfg.upstream.name.empty() && !cfg.command_line) {
+    auto with_source = [&](Diagnostic d) {
+      if (d.source.empty() && d.loc.line > 0)
+        d.source = line(d.loc.line);
+      return d;
+    };
+    std::vector<Diagnostic> more;
+    for (const Diagnostic &d : e.more())
+      more.push_back(with_source(d));
+    err << format_upstream(with_source(e.diag()), more, cfg.upstream);
+    return;
+  }
   auto show = [&](Diagnostic d) {
     if (cfg.command_line) {
       d.loc = Location{};

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "eb_state.h"
+#include "fastrestore/plugin_failure.h"
 #include "fastrestore/xt_lookup.h"
 
 namespace fastrestore::eb {
@@ -369,9 +370,13 @@ Command Line::run(int line) {
       inverse(optarg);
       --optind;
       continue;
-    case ':':
-      xtables_error(PARAMETER_PROBLEM, "Option \"%s\" requires an argument",
-                    argv_[optind - 1]);
+    case ':': {
+      // (ebtables' getopt reports it as an unknown argument, without one.)
+      const std::string ours = std::string("Option \"") + argv_[optind - 1] +
+                               "\" requires an argument";
+      throw PluginFailure{PARAMETER_PROBLEM, ours,
+                          "Unknown argument: '(null)'"};
+    }
     case '?':
     case 'L':
     case 'V':

@@ -45,6 +45,10 @@ Command EbParser::parse(std::vector<Token> &words, const std::string &,
     Diagnostic d;
     d.loc = l.where(line);
     d.message = f.message;
+    if (f.raw != f.message)
+      d.upstream = f.raw;
+    if (f.bare)
+      d.frame = Frame::bare;
     d.code = static_cast<ExitCode>(static_cast<int>(f.status));
     d.source = std::string(source);
     throw Error(std::move(d));

@@ -12,14 +12,30 @@
 namespace fastrestore {
 namespace {
 
+// How iptables-restore words a failure where fastrestore's words differ
+// (Diagnostic::frame, upstream).
+struct Words {
+  Frame frame = Frame::by_code;
+  std::optional<std::string> text;
+};
+
 [[noreturn]] void fail(int lineno, std::string_view source, std::string msg,
-                       ExitCode code, int col_begin = 0, int col_end = 0) {
+                       ExitCode code, int col_begin = 0, int col_end = 0,
+                       Words words = {}) {
   Diagnostic d;
   d.loc = Location{lineno, col_begin, col_end};
   d.message = std::move(msg);
   d.code = code;
   d.source = std::string(source);
+  d.frame = words.frame;
+  d.upstream = std::move(words.text);
   throw Error(std::move(d));
+}
+
+// iptables-restore's "PROG: line N TEXT" for the file's own structure.
+Words restore_line(int lineno, const std::string &text) {
+  return Words{Frame::tool_named,
+               "line " + std::to_string(lineno) + " " + text};
 }
 
 // The next word separated by blanks, as strtok(" \t\n") finds it.
@@ -129,7 +145,8 @@ bool RestoreParser::ignored_outside() const {
 
 void RestoreParser::outside_table(std::string_view line, int lineno) {
   fail(lineno, line, "line is outside a table block (expected *TABLE)",
-       ExitCode::format, 1, std::max(1, static_cast<int>(line.size())));
+       ExitCode::format, 1, std::max(1, static_cast<int>(line.size())),
+       Words{Frame::line_failed, ""});
 }
 
 void RestoreParser::empty_command(std::string_view line, int lineno) {
@@ -159,10 +176,17 @@ std::string_view RestoreParser::table_name(std::string_view line, int lineno,
   size_t pos = 1;
   std::string_view name = next_word(line, pos, col);
   if (name.empty())
-    fail(lineno, line, "table name invalid", ExitCode::parameter, 1, 1);
+    fail(lineno, line, "table name invalid", ExitCode::parameter, 1, 1,
+         restore_line(lineno, "table name invalid"));
   if (find_builtin_table(name, xt_.family()) == nullptr)
     fail(lineno, line, "table name '" + std::string(name) + "' invalid",
-         ExitCode::parameter, col, col + static_cast<int>(name.size()) - 1);
+         ExitCode::parameter, col, col + static_cast<int>(name.size()) - 1,
+         // (the legacy tool finds no such table in the kernel)
+         opts_.legacy
+             ? Words{Frame::tool_named,
+                     "unable to initialize table '" + std::string(name) + "'"}
+             : restore_line(lineno,
+                            "table name '" + std::string(name) + "' invalid"));
   return name;
 }
 
@@ -180,7 +204,9 @@ void RestoreParser::finish(int lines) {
     fail(lines + 1, {},
          "COMMIT expected at line " + std::to_string(lines + 1) + " (table " +
              table_ + " opened at line " + std::to_string(table_line_) + ")",
-         ExitCode::format);
+         ExitCode::format, 0, 0,
+         Words{Frame::tool_line,
+               "COMMIT expected at line " + std::to_string(lines + 1)});
 }
 
 void RestoreParser::begin_table(std::string_view line, int lineno) {
@@ -232,12 +258,17 @@ void RestoreParser::chain_line(std::string_view line, int lineno) {
   std::string_view name = next_word(line, pos, col);
   int name_end = col + static_cast<int>(name.size()) - 1;
   if (name.empty())
-    fail(lineno, line, "chain name invalid", ExitCode::parameter, 1, 1);
+    fail(lineno, line, "chain name invalid", ExitCode::parameter, 1, 1,
+         restore_line(lineno, "chain name invalid"));
   if (name.size() >= 29)
     fail(lineno, line,
          "chain name `" + std::string(name) +
              "' too long (must be under 29 chars)",
-         ExitCode::parameter, col, name_end);
+         ExitCode::parameter, col, name_end,
+         opts_.legacy
+             ? Words{Frame::tool, "Invalid chain name `" + std::string(name) +
+                                      "' (28 chars max)"}
+             : Words{});
   // iptables-legacy-restore sets a policy on such a chain before anything
   // looks at its name, and refuses that (a user chain has no policy).
   std::string_view policy = next_word(line, pos, pcol);
@@ -254,7 +285,8 @@ void RestoreParser::chain_line(std::string_view line, int lineno) {
     fail(lineno, line, "Invalid chain name `" + std::string(name) + "'",
          ExitCode::parameter, col, name_end);
   if (policy.empty())
-    fail(lineno, line, "policy invalid", ExitCode::parameter, col, name_end);
+    fail(lineno, line, "policy invalid", ExitCode::parameter, col, name_end,
+         restore_line(lineno, "policy invalid"));
 
   ChainDecl d;
   d.loc = Location{lineno, col, name_end};
@@ -276,7 +308,10 @@ void RestoreParser::chain_line(std::string_view line, int lineno) {
   if (opts_.legacy && d.builtin && with_policy && policy != "ACCEPT" &&
       policy != "DROP")
     fail(lineno, line, "Bad policy name `" + d.policy + "'", ExitCode::format,
-         pcol, pcol + static_cast<int>(policy.size()) - 1);
+         pcol, pcol + static_cast<int>(policy.size()) - 1,
+         Words{Frame::tool, "Can't set policy `" + d.policy + "' on `" +
+                                d.name + "' line " + std::to_string(lineno) +
+                                ": Bad policy name"});
   if (!d.builtin)
     xt_.announce_chain(d.name);
   sink_.declare(std::move(d));
@@ -303,7 +338,10 @@ void RestoreParser::rule_line(std::string_view line, int lineno,
     size_t colon = inner.find(':');
     if (colon == std::string_view::npos || colon == 0)
       fail(lineno, line, "Bad line " + std::to_string(lineno) + ": need :",
-           ExitCode::parameter, 1, static_cast<int>(close) + 1);
+           ExitCode::parameter, 1, static_cast<int>(close) + 1,
+           // (iptables' strtok finds no second counter, and says so)
+           Words{Frame::tool,
+                 "Bad line " + std::to_string(lineno) + ": need ]"});
     if (colon + 1 >= inner.size())
       fail(lineno, line, "Bad line " + std::to_string(lineno) + ": need ]",
            ExitCode::parameter, 1, static_cast<int>(close) + 1);

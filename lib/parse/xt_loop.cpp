@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "fastrestore/chain_names.h"
+#include "fastrestore/plugin_failure.h"
 #include "fastrestore/protocols.h"
 #include "fastrestore/xt_lookup.h"
 #include "xt_state.h"
@@ -24,8 +25,7 @@ unsigned parse_rulenum(const char *s) {
 
 // -N NAME. `announced`: the chains declared so far, which iptables no
 // longer takes for targets; any other name a target plugin has clashes.
-void assert_valid_chain_name(const char *name,
-                             const NameSet *announced) {
+void assert_valid_chain_name(const char *name, const NameSet *announced) {
   if (strlen(name) >= XT_EXTENSION_MAXNAMELEN)
     xtables_error(PARAMETER_PROBLEM,
                   "chain name `%s' too long (must be under %u chars)", name,
@@ -103,9 +103,18 @@ void XtRuleState::run() {
       rulenum_ = has_arg() ? parse_rulenum(argv[optind++]) : 1;
       break;
     case 'L':
-    case 'S':
-      xtables_error(PARAMETER_PROBLEM, "-%c (listing) is not a restore command",
-                    c);
+    case 'S': {
+      const std::string ours = std::string("-") + static_cast<char>(c) +
+                               " (listing) is not a restore command";
+      // iptables-restore takes it for a second command when a line has one
+      // already ("Cannot use -S with -A"; its first command is refused
+      // only later).
+      if (command_ != 0)
+        throw PluginFailure{PARAMETER_PROBLEM, ours,
+                            std::string("Cannot use -") + static_cast<char>(c) +
+                                " with -" + cmd2char(command_)};
+      xtables_error(PARAMETER_PROBLEM, "%s", ours.c_str());
+    }
     case 'F':
       add_command(CMD_FLUSH, CMD_NONE, invert_);
       if (optarg)
@@ -299,7 +308,10 @@ void XtRuleState::run() {
         optarg[0] = '\0';
         continue;
       }
-      xtables_error(PARAMETER_PROBLEM, "Bad argument `%s'", optarg);
+      // (iptables prints it itself, without its name: bare.)
+      throw PluginFailure{PARAMETER_PROBLEM,
+                          std::string("Bad argument `") + optarg + "'",
+                          std::string("Bad argument `") + optarg + "'", true};
     default:
       if (command_default(invert_))
         continue;

@@ -81,6 +81,10 @@ Command XtParser::parse(std::vector<Token> &words, const std::string &table,
     Diagnostic d;
     d.loc = st.error_location(line);
     d.message = f.message;
+    if (f.raw != f.message)
+      d.upstream = f.raw;
+    if (f.bare)
+      d.frame = Frame::bare;
     // iptables exits with the libxtables status itself.
     d.code = static_cast<ExitCode>(static_cast<int>(f.status));
     d.source = std::string(source);

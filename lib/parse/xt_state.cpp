@@ -33,13 +33,6 @@ constexpr char kCmdFlags[] = {'I', 'D', 'D', 'R', 'A', 'L', 'F', 'Z',
                               'N', 'X', 'P', 'E', 'S', 'Z', 'C'};
 constexpr int kNumCmds = sizeof(kCmdFlags);
 
-char cmd2char(unsigned cmd) {
-  int i = 0;
-  for (; cmd > 1; cmd >>= 1)
-    ++i;
-  return i < kNumCmds ? kCmdFlags[i] : '?';
-}
-
 char opt2char(unsigned opt) {
   int i = 0;
   for (; opt > 1; opt >>= 1)
@@ -94,6 +87,13 @@ void merge_options(const xt_option_entry *x6, const struct option *old,
 constexpr size_t kMaxArgs = 255;
 
 } // namespace
+
+char cmd2char(unsigned cmd) {
+  int i = 0;
+  for (; cmd > 1; cmd >>= 1)
+    ++i;
+  return i < kNumCmds ? kCmdFlags[i] : '?';
+}
 
 XtRuleState::XtRuleState(Family family, const std::string &table,
                          std::vector<Token> &words,

@@ -26,6 +26,9 @@ struct xtables_rule_match;
 
 namespace fastrestore {
 
+// The letter of a command bit (CMD_APPEND: 'A'), as iptables names it.
+char cmd2char(unsigned cmd);
+
 // Option and command bits, in iptables' order (the order matters for the
 // legality table and for the letters in error messages).
 enum : unsigned {

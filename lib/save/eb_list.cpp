@@ -75,7 +75,9 @@ int list(const EbListOptions &opts) {
     read_kernel(opts, l);
   } catch (const Error &e) {
     fprintf(stderr, "fastrestore ebtables: %s\n", e.diag().message.c_str());
-    return 1;
+    // ebtables-nft exits 4 when it cannot read the kernel (no
+    // CAP_NET_ADMIN) as for a kernel refusal.
+    return e.diag().code == ExitCode::kernel ? 4 : 1;
   }
   save::TableView v = save::table_view(l.found ? &l.table : nullptr, *bt);
   // A policy rule ends a chain: its verdict is the policy (which the

@@ -77,7 +77,7 @@ void throw_plugin_failure(enum xtables_exittype status, const char *fmt,
   size_t i = 0;
   while (trim_leading && i < s.size() && s[i] == '\n')
     ++i;
-  throw PluginFailure{static_cast<int>(status), s.substr(i)};
+  throw PluginFailure{static_cast<int>(status), s.substr(i), buf};
 }
 
 void use_xtables(Family family, std::unique_ptr<RevisionProbe> probe) {

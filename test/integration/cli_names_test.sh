@@ -2,7 +2,7 @@
 # The command line under each program name fastrestore answers to, against
 # the tool of that name: bad options, missing and extra arguments give the
 # same message and exit status (compared byte for byte, both invoked as
-# ./NAME); -V names the backend the program would use, also when it is
+# ./NAME), as do -w and -W with every kind of value; -V names the backend the program would use, also when it is
 # reached through links named as update-alternatives names them; under a
 # tool's name there are no subcommands.
 #   cli_names_test.sh FASTRESTORE
@@ -23,6 +23,14 @@ for name in iptables-nft-restore iptables-legacy-restore \
   argsets=("--bogus" "-cx" "--bogus=1" "--table" "-T")
   case $name in
     *-restore) argsets+=("--noflush=1") ;;
+  esac
+  # -w and -W take the next word unless it starts with - or !: the
+  # nf_tables tool ignores it, the legacy tool reads a number.
+  case $name in
+    ip*tables-*-restore)
+      argsets+=("-w $tmp/work/none1" "-w abc $tmp/work/none1" "-w"
+        "-w !x $tmp/work/none1" "--wait=abc" "-W abc" "-W" "-W 5"
+        "-w 0x5 -W 1000000" "-w 2 -W 5 $tmp/work/none1") ;;
   esac
   case $name in
     ebtables-*-restore) ;; # it ignores arguments that are no options

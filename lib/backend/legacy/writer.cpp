@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "fastrestore/iptc.h"
@@ -24,11 +25,17 @@
 namespace fastrestore::legacy {
 namespace {
 
-[[noreturn]] void fail(const Location &loc, std::string msg, ExitCode code) {
+// `upstream`: iptables-legacy-restore's words where they differ
+// (Diagnostic::upstream; "" for its bare "line N failed").
+[[noreturn]] void fail(const Location &loc, std::string msg, ExitCode code,
+                       std::optional<std::string> upstream = {},
+                       Frame frame = Frame::by_code) {
   Diagnostic d;
   d.loc = loc;
   d.message = std::move(msg);
   d.code = code;
+  d.upstream = std::move(upstream);
+  d.frame = frame;
   throw Error(std::move(d));
 }
 
@@ -91,11 +98,15 @@ public:
       count.pcnt = d.packets;
       count.bcnt = d.bytes;
     }
-    if (!tc_.set_policy(d.name.c_str(), d.policy.c_str(), &count, h_))
+    if (!tc_.set_policy(d.name.c_str(), d.policy.c_str(), &count, h_)) {
+      const char *why = tc_.strerror(errno);
       fail(d.loc,
-           "Can't set policy `" + d.policy + "' on `" + d.name +
-               "': " + tc_.strerror(errno),
-           ExitCode::format);
+           "Can't set policy `" + d.policy + "' on `" + d.name + "': " + why,
+           ExitCode::format,
+           "Can't set policy `" + d.policy + "' on `" + d.name + "' line " +
+               std::to_string(d.loc.line) + ": " + why,
+           Frame::tool);
+    }
   }
 
   void command(Command &&cmd) override {
@@ -232,9 +243,9 @@ public:
             err == ENOENT ? missing_extension(source, cfg_.family) : "";
         if (!missing.empty())
           msg += ": " + missing;
-        fail(Location{line, 0, 0}, msg, ExitCode::format);
+        fail(Location{line, 0, 0}, msg, ExitCode::format, "");
       }
-      fail(loc, msg, ExitCode::format);
+      fail(loc, msg, ExitCode::format, "");
     }
     release();
   }
@@ -294,7 +305,7 @@ private:
     };
     if (!image->replay(to))
       fail(loc_, std::string("failed: ") + tc_.strerror(errno),
-           ExitCode::format);
+           ExitCode::format, "");
   }
 
   // -v without --noflush: iptables-legacy-restore passes -v to each
@@ -336,18 +347,20 @@ private:
     if ((r.verdict != Verdict::jump && r.verdict != Verdict::go) ||
         is_chain(r.jump_chain))
       return;
-    fail(r.loc,
-         r.verdict == Verdict::go ? "goto '" + r.jump_chain + "' is not a chain"
-                                  : "Couldn't load target `" + r.jump_chain +
-                                        "':No such file or directory",
-         ExitCode::parameter);
+    const std::string msg = r.verdict == Verdict::go
+                                ? "goto '" + r.jump_chain + "' is not a chain"
+                                : "Couldn't load target `" + r.jump_chain +
+                                      "':No such file or directory";
+    // (iptables' "Couldn't load" ends in a newline of its own.)
+    fail(r.loc, msg, ExitCode::parameter,
+         r.verdict == Verdict::go ? msg : msg + "\n");
   }
 
   // iptables-legacy-restore reports a refused operation as "line N failed".
   void check(int ok, const Location &loc) {
     if (!ok)
-      fail(loc, std::string("failed: ") + tc_.strerror(errno),
-           ExitCode::format);
+      fail(loc, std::string("failed: ") + tc_.strerror(errno), ExitCode::format,
+           "");
   }
 
   void release() {

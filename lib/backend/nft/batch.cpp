@@ -1,6 +1,7 @@
 #include "fastrestore/nft_batch.h"
 
 #include <cstdio> // libnftnl headers need FILE
+#include <libmnl/libmnl.h>
 #include <libnftnl/common.h>
 #include <libnftnl/rule.h>
 #include <libnftnl/set.h>
@@ -332,6 +333,68 @@ std::string Batch::bytes() const {
   for (const auto &c : chunks_)
     out.append(c.data.get(), c.len);
   return out;
+}
+
+namespace {
+
+// Whether an nf_tables message (after its nfgenmsg) carries attribute
+// `type` at its top level.
+bool has_attr(const nlmsghdr *nlh, uint16_t type) {
+  const char *p = static_cast<const char *>(
+      mnl_nlmsg_get_payload_offset(nlh, sizeof(nfgenmsg)));
+  const char *end = reinterpret_cast<const char *>(nlh) + nlh->nlmsg_len;
+  while (p + sizeof(nlattr) <= end) {
+    const auto *attr = reinterpret_cast<const nlattr *>(p);
+    if (attr->nla_len < sizeof(nlattr))
+      break;
+    if (mnl_attr_get_type(attr) == type)
+      return true;
+    p += MNL_ALIGN(attr->nla_len);
+  }
+  return false;
+}
+
+const char *operation_of(const nlmsghdr *nlh) {
+  switch (NFNL_MSG_TYPE(nlh->nlmsg_type)) {
+  case NFT_MSG_NEWTABLE:
+    return "TABLE_ADD";
+  case NFT_MSG_DELTABLE:
+    return "TABLE_FLUSH";
+  case NFT_MSG_NEWCHAIN:
+    if (has_attr(nlh, NFTA_CHAIN_HANDLE))
+      return "CHAIN_RENAME";
+    if (has_attr(nlh, NFTA_CHAIN_HOOK))
+      return "CHAIN_ADD";
+    return has_attr(nlh, NFTA_CHAIN_POLICY) ? "CHAIN_UPDATE" : "CHAIN_USER_ADD";
+  case NFT_MSG_DELCHAIN:
+    return "CHAIN_DEL";
+  case NFT_MSG_NEWRULE:
+    if (nlh->nlmsg_flags & NLM_F_REPLACE)
+      return "RULE_REPLACE";
+    return (nlh->nlmsg_flags & NLM_F_APPEND) ? "RULE_APPEND" : "RULE_INSERT";
+  case NFT_MSG_DELRULE:
+    return has_attr(nlh, NFTA_RULE_HANDLE) || has_attr(nlh, NFTA_RULE_ID)
+               ? "RULE_DELETE"
+               : "RULE_FLUSH";
+  case NFT_MSG_NEWSET:
+  case NFT_MSG_NEWSETELEM:
+    return "SET_ADD";
+  default:
+    return nullptr;
+  }
+}
+
+} // namespace
+
+const char *Batch::operation(uint32_t seq) const {
+  // seq 1 is BATCH_BEGIN; object messages start at 2.
+  const char *op = nullptr;
+  if (seq >= 2)
+    each_message([&](std::string_view m, size_t index) {
+      if (index == seq - 2)
+        op = operation_of(reinterpret_cast<const nlmsghdr *>(m.data()));
+    });
+  return op;
 }
 
 bool Batch::describe(uint32_t seq, Location &loc, std::string &what) const {

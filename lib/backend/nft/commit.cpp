@@ -90,6 +90,10 @@ Error batch_error(const Batch &batch, std::vector<KernelError> errors) {
     if (e.error == EPERM) {
       d.message = "permission denied: changing the firewall needs "
                   "CAP_NET_ADMIN (run as root)";
+      // (iptables-nft-restore fails at its first read, the generation's.)
+      d.frame = Frame::tool;
+      d.upstream = "Could not fetch rule set generation id: Permission "
+                   "denied (you must be root)";
       diags.assign(1, d);
       break;
     }
@@ -98,6 +102,11 @@ Error batch_error(const Batch &batch, std::vector<KernelError> errors) {
     d.message = "kernel refused " + what + ": " + std::strerror(e.error);
     if (!e.message.empty())
       d.message += " (" + e.message + ")";
+    // iptables-nft's words: "RULE_APPEND failed (Invalid argument): rule
+    // in chain INPUT".
+    if (const char *op = batch.operation(e.seq))
+      d.upstream =
+          std::string(op) + " failed (" + std::strerror(e.error) + "): " + what;
     diags.push_back(std::move(d));
   }
   Error err(diags.front());

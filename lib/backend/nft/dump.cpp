@@ -32,9 +32,18 @@ int on_message(const nlmsghdr *nlh, void *data) {
 
 [[noreturn]] void fail(const char *what) {
   Diagnostic d;
-  d.message = std::string("cannot read the kernel's ") + what + ": " +
-              std::strerror(errno);
   d.code = ExitCode::kernel;
+  if (errno == EPERM || errno == EACCES) {
+    d.message = "permission denied: reading the firewall needs "
+                "CAP_NET_ADMIN (run as root)";
+    // (iptables-nft's first read is the generation's.)
+    d.frame = Frame::tool;
+    d.upstream = "Could not fetch rule set generation id: Permission denied "
+                 "(you must be root)";
+  } else {
+    d.message = std::string("cannot read the kernel's ") + what + ": " +
+                std::strerror(errno);
+  }
   throw Error(std::move(d));
 }
 
