@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # fastrestore-boot start, on one backend (nft or legacy, chosen as the
-# admin does: by where /usr/sbin/iptables points): the newer of snapshot
-# and text rules loads; when it is truncated, corrupt, of the wrong
-# family or of the other backend, or the text is broken, the other source
-# loads, the exit status says the boot degraded and a printed line says
-# why; when both fail, the tables stay as they were (ON_FAILURE=keep) or
-# the fail-closed ruleset loads (ON_FAILURE=drop-input). Each case runs in
+# admin does: by where /usr/sbin/iptables points): the snapshot loads when
+# it was saved from the text rules as they are now, else the text (the
+# source of truth, also when it is older by its time: cp -p, a backup);
+# when the first source is truncated, corrupt, of the wrong family or of
+# the other backend, or the text is broken, the other source loads, the
+# exit status says the boot degraded and a printed line says why; when
+# both fail, the tables stay as they were (ON_FAILURE=keep) or the
+# fail-closed ruleset loads (ON_FAILURE=drop-input). save keeps every
+# ipset beside the rules, and boot makes them before any rule: an
+# --optimize'd table boots from its snapshot and from its text alike;
+# a family with no tables is not saved over text rules. Each case runs in
 # a private network namespace, with the script's paths in a temporary
 # directory.
 #   boot_test.sh FASTRESTORE SOURCE_DIR nft|legacy
@@ -36,18 +41,20 @@ unshare -n sh -c "printf '*filter\n%s\nCOMMIT\n' '$snap_rule' | '$fr' $legacy &&
   '$fr' save $legacy -6 --binary '$tmp/good/rules.v6.snap'" > /dev/null 2>&1
 check "setup: snapshots saved" test -s "$tmp/good/rules.v4.snap" -a -s "$tmp/good/rules.v6.snap"
 
-# A fresh state: good text and snapshot files, the snapshot newer unless
-# $1 is "text-newer".
+# A fresh state: good text and snapshot files, the snapshots saved from
+# the text as it is, unless $1 is "text-newer" (the text was edited after
+# the save).
 reset() {
   rm -f "$tmp/etc"/* "$tmp/snap"/* "$tmp/defaults"
   cp "$tmp/good/rules.v4" "$tmp/good/rules.v6" "$tmp/etc/"
   cp "$tmp/good/rules.v4.snap" "$tmp/good/rules.v6.snap" "$tmp/snap/"
-  touch -d '2 minutes ago' "$tmp/etc"/* "$tmp/snap"/*
-  if [ "${1:-}" = text-newer ]; then
-    touch "$tmp/etc"/*
-  else
-    touch "$tmp/snap"/*
-  fi
+  for v in 4 6; do
+    if [ "${1:-}" = text-newer ]; then
+      echo "sha256 $(echo edited since | sha256sum | cut -d' ' -f1)"
+    else
+      echo "sha256 $(sha256sum < "$tmp/etc/rules.v$v" | cut -d' ' -f1)"
+    fi > "$tmp/snap/rules.v$v.snap.source"
+  done
 }
 # Runs the boot script in a namespace whose IPv4 filter table holds
 # $before_rule; prints its output, "status N" and the IPv4 rules after.
@@ -63,12 +70,35 @@ check "text newer: status 0" grep -qx "status 0" <<< "$out"
 check "text newer: names the source and the backend" \
   grep -q "IPv4: loading $tmp/etc/rules.v4 into $backend" <<< "$out"
 
+check "text newer: says the snapshot was not saved from it" \
+  grep -q "IPv4: $tmp/snap/rules.v4.snap was not saved from $tmp/etc/rules.v4 as it is now" <<< "$out"
+
 reset
 out=$(boot)
-check "snapshot newer: it loads" grep -qx -- "$snap_rule" <<< "$out"
-check "snapshot newer: status 0" grep -qx "status 0" <<< "$out"
-check "snapshot newer: the earlier rules are gone" \
+check "snapshot saved from the text: it loads" grep -qx -- "$snap_rule" <<< "$out"
+check "snapshot saved from the text: status 0" grep -qx "status 0" <<< "$out"
+check "snapshot saved from the text: the earlier rules are gone" \
   lacks "$before_rule" <<< "$out"
+
+# Other text copied in with an older time than the snapshot's (cp -p,
+# rsync -t, a backup): the text loads all the same.
+reset
+printf '*filter\n:INPUT ACCEPT [0:0]\n%s\n-A INPUT -s 192.0.2.2/32 -j ACCEPT\nCOMMIT\n' \
+  "$text_rule" > "$tmp/etc/rules.v4"
+touch -d '1 day ago' "$tmp/etc/rules.v4"
+out=$(boot)
+check "older text copied in: it loads" grep -qx -- '-A INPUT -s 192.0.2.2/32 -j ACCEPT' <<< "$out"
+check "older text copied in: nothing of the snapshot" lacks "$snap_rule" <<< "$out"
+check "older text copied in: says why" \
+  grep -q "the text is the source of truth" <<< "$out"
+check "older text copied in: status 0" grep -qx "status 0" <<< "$out"
+
+# A snapshot with no record of its text (saved by hand): the text loads.
+reset
+rm "$tmp/snap/rules.v4.snap.source"
+out=$(boot)
+check "snapshot without its text's digest: the text loads" \
+  grep -qx -- "$text_rule" <<< "$out"
 
 # Each damaged snapshot, newer than good text rules: the text loads.
 damage() { # KIND FILE
@@ -89,7 +119,7 @@ for kind in truncated corrupt wrong-family; do
   check "$kind snapshot: nothing of the snapshot was applied" \
     lacks "$snap_rule" <<< "$out"
   check "$kind snapshot: says why" \
-    grep -q "IPv4: $tmp/snap/rules.v4.snap failed to load.*loading the older $tmp/etc/rules.v4 instead" <<< "$out"
+    grep -q "IPv4: $tmp/snap/rules.v4.snap failed to load.*loading $tmp/etc/rules.v4 instead" <<< "$out"
   check "$kind snapshot: says the boot degraded" \
     grep -q "IPv4: loaded $tmp/etc/rules.v4 (degraded" <<< "$out"
   check "$kind snapshot: status 3" grep -qx "status 3" <<< "$out"
@@ -108,7 +138,7 @@ check "other backend's snapshot: says why" \
   grep -q "snapshot is of" <<< "$out"
 
 # Broken text rules (their second table fails in the kernel's or the
-# parser's hands), newer than a good snapshot: the snapshot loads, and
+# parser's hands), edited since a good snapshot: the snapshot loads, and
 # nothing of the text's first table stays.
 reset text-newer
 printf '*filter\n:INPUT ACCEPT [0:0]\n%s\nCOMMIT\n*nat\n-A PREROUTING -m nosuchmatch -j ACCEPT\nCOMMIT\n' \
@@ -119,7 +149,7 @@ check "broken text: nothing of it stays" \
   lacks "$text_rule" <<< "$out"
 check "broken text: names the line" grep -q "rules.v4: line 6" <<< "$out"
 check "broken text: says why" \
-  grep -q "IPv4: $tmp/etc/rules.v4 failed to load.*loading the older $tmp/snap/rules.v4.snap instead" <<< "$out"
+  grep -q "IPv4: $tmp/etc/rules.v4 failed to load.*loading $tmp/snap/rules.v4.snap instead" <<< "$out"
 check "broken text: status 3" grep -qx "status 3" <<< "$out"
 
 # Both sources broken: the tables are left as they were, or (when the
@@ -160,5 +190,43 @@ unshare -n sh -c "'$fr' $legacy < '$tmp/good/rules.v4' && '$boot' save" > /dev/n
 out=$("$fr" commit -t "$tmp/snap/rules.v4.snap" 2>&1)
 [ "$backend" = legacy ] && want="legacy" || want="nf_tables"
 check "save: a snapshot of $backend" grep -q "$want" <<< "$out"
+check "save: the digest of the text beside it" \
+  grep -qx "sha256 $(sha256sum < "$tmp/etc/rules.v4" | cut -d' ' -f1)" \
+  "$tmp/snap/rules.v4.snap.source"
+
+# save with no IPv6 tables loaded while rules.v6 holds rules: IPv6 is not
+# saved (no empty snapshot to shadow the text), IPv4 is, status 1.
+rm -f "$tmp/snap"/*
+cp "$tmp/good/rules.v6" "$tmp/etc/rules.v6"
+out=$(unshare -n sh -c "'$fr' $legacy < '$tmp/good/rules.v4' && '$boot' save; echo status \$?" 2>&1)
+check "save, no IPv6 tables: refused with a message" \
+  grep -q "IPv6: no tables are loaded, but $tmp/etc/rules.v6 holds rules" <<< "$out"
+check "save, no IPv6 tables: status 1" grep -qx "status 1" <<< "$out"
+check "save, no IPv6 tables: no IPv6 snapshot" test ! -e "$tmp/snap/rules.v6.snap"
+check "save, no IPv6 tables: the IPv4 snapshot" test -s "$tmp/snap/rules.v4.snap"
+
+# An --optimize'd blocklist (its runs held in fastrestore's ipsets), saved
+# as an admin saves: iptables-save into rules.v4, then fastrestore-boot
+# save. A fresh namespace boots it from the snapshot, another from the
+# text and the saved sets without it: the same rules and sets both times.
+if [ "$backend" = nft ]; then
+  rm -f "$tmp/etc"/* "$tmp/snap"/*
+  awk 'BEGIN { print "*filter"; print ":INPUT ACCEPT [0:0]"
+    for (i = 1; i <= 40; i++) printf "-A INPUT -s 198.18.%d.%d/32 -j DROP\n", i % 4, i
+    print "-A INPUT -s 203.0.113.1/32 -j ACCEPT"; print "COMMIT" }' >"$tmp/blocklist"
+  state() { iptables-nft-save | grep -v '^#'; ipset save | sort; }
+  unshare -n sh -c "'$fr' --optimize '$tmp/blocklist' || exit 1
+    iptables-nft-save > '$tmp/etc/rules.v4' && '$boot' save >/dev/null 2>&1 || exit 1
+    $(declare -f state); state" > "$tmp/saved" 2>&1
+  check "optimize: the table holds sets" grep -q -- '-m set --match-set fastrestore-' "$tmp/saved"
+  check "optimize: save kept the sets" grep -q '^create fastrestore-' "$tmp/etc/ipsets"
+  boots_as_saved() {
+    unshare -n sh -c "'$boot' start >/dev/null 2>&1 || exit 1
+      $(declare -f state); state" > "$tmp/booted" && diff "$tmp/saved" "$tmp/booted"
+  }
+  check "optimize: a fresh namespace boots from the snapshot" boots_as_saved
+  rm -f "$tmp/snap"/*
+  check "optimize: and from the text and the saved sets" boots_as_saved
+fi
 [ $fail = 0 ] && echo "ok: boot ($backend)"
 exit $fail
