@@ -86,6 +86,8 @@ def generate(spec):
                 % ("l" * n)).encode()
     if name == "nul_byte":
         return b"*filter\n-A INPUT -j AC\0CEPT\nCOMMIT\n"
+    if name == "nul_after_quote":
+        return b'*filter\n-A INPUT -m comment --comment "\0x" -j ACCEPT\nCOMMIT\n'
     if name == "invalid_utf8":
         return b"*filter\n:\xff\xfe - [0:0]\n-A INPUT -j \xc3\x28\nCOMMIT\n"
     if name == "random_bytes":
