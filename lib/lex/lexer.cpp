@@ -93,10 +93,11 @@ void split_words(std::string_view line, LexResult &out, bool newline) {
     // quote keeps as part of the word.
     if (!done && in_quotes && i == n && newline)
       tok.text.push_back('\n');
-    // iptables adds a word at a blank, or at the line's end only when it
-    // holds something: an empty quoted word that the end of a line without
-    // its newline (cut at a NUL) closes is no word at all.
-    if (tok.text.empty() && i == n && !newline)
+    // iptables adds a word at a closing quote, at a blank, or at the
+    // line's end only when it holds something: a quote left open with
+    // nothing in it at the end of a line without its newline (cut at a
+    // NUL) is no word at all.
+    if (!done && in_quotes && tok.text.empty() && i == n && !newline)
       --used;
   }
   out.tokens.resize(used);
