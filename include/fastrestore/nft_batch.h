@@ -102,10 +102,11 @@ public:
   // The message with this sequence number: its input location and what it
   // was ("rule in chain INPUT"); false for BEGIN/END/unknown.
   bool describe(uint32_t seq, Location &loc, std::string &what) const;
-  // What iptables-nft calls the operation of the message with this
-  // sequence number in its errors ("RULE_APPEND", "CHAIN_USER_ADD",
-  // "CHAIN_DEL"); nullptr for BEGIN/END/unknown.
-  const char *operation(uint32_t seq) const;
+  // What iptables-nft calls the operation of the message with each of
+  // these sequence numbers (ascending) in its errors ("RULE_APPEND",
+  // "CHAIN_USER_ADD", "CHAIN_DEL"); nullptr for BEGIN/END/unknown. One
+  // pass over the batch, whatever the number of errors.
+  std::vector<const char *> operations(const std::vector<uint32_t> &seqs) const;
 
 private:
   struct Info {

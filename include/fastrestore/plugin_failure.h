@@ -7,6 +7,8 @@
 
 #include <string>
 
+#include "fastrestore/diagnostic.h"
+
 namespace fastrestore {
 
 struct PluginFailure {
@@ -18,5 +20,18 @@ struct PluginFailure {
   // iptables prints it without its name and version ("Bad argument `x'").
   bool bare = false;
 };
+
+// The failure as a Diagnostic (message, status, and the tool's words
+// where they differ); the parser adds where it was.
+inline Diagnostic diagnostic_of(const PluginFailure &f) {
+  Diagnostic d;
+  d.message = f.message;
+  d.code = static_cast<ExitCode>(f.status);
+  if (f.raw != f.message)
+    d.upstream = f.raw;
+  if (f.bare)
+    d.frame = Frame::bare;
+  return d;
+}
 
 } // namespace fastrestore

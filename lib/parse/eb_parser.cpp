@@ -42,14 +42,8 @@ Command EbParser::parse(std::vector<Token> &words, const std::string &,
     c.loc = l.where(line);
     return c;
   } catch (PluginFailure &f) {
-    Diagnostic d;
+    Diagnostic d = diagnostic_of(f);
     d.loc = l.where(line);
-    d.message = f.message;
-    if (f.raw != f.message)
-      d.upstream = f.raw;
-    if (f.bare)
-      d.frame = Frame::bare;
-    d.code = static_cast<ExitCode>(static_cast<int>(f.status));
     d.source = std::string(source);
     throw Error(std::move(d));
   }

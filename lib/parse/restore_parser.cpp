@@ -32,10 +32,13 @@ struct Words {
   throw Error(std::move(d));
 }
 
-// iptables-restore's "PROG: line N TEXT" for the file's own structure.
-Words restore_line(int lineno, const std::string &text) {
-  return Words{Frame::tool_named,
-               "line " + std::to_string(lineno) + " " + text};
+// A failure of the file's own structure (status 2), which
+// iptables-restore words "PROG: line N MSG".
+[[noreturn]] void fail_structure(int lineno, std::string_view source,
+                                 const std::string &msg, int col_begin,
+                                 int col_end) {
+  fail(lineno, source, msg, ExitCode::parameter, col_begin, col_end,
+       Words{Frame::tool_named, "line " + std::to_string(lineno) + " " + msg});
 }
 
 // The next word separated by blanks, as strtok(" \t\n") finds it.
@@ -176,18 +179,17 @@ std::string_view RestoreParser::table_name(std::string_view line, int lineno,
   size_t pos = 1;
   std::string_view name = next_word(line, pos, col);
   if (name.empty())
-    fail(lineno, line, "table name invalid", ExitCode::parameter, 1, 1,
-         restore_line(lineno, "table name invalid"));
-  if (find_builtin_table(name, xt_.family()) == nullptr)
-    fail(lineno, line, "table name '" + std::string(name) + "' invalid",
-         ExitCode::parameter, col, col + static_cast<int>(name.size()) - 1,
-         // (the legacy tool finds no such table in the kernel)
-         opts_.legacy
-             ? Words{Frame::tool_named,
-                     "unable to initialize table '" + std::string(name) + "'"}
-             : restore_line(lineno,
-                            "table name '" + std::string(name) + "' invalid"));
-  return name;
+    fail_structure(lineno, line, "table name invalid", 1, 1);
+  if (find_builtin_table(name, xt_.family()) != nullptr)
+    return name;
+  const std::string msg = "table name '" + std::string(name) + "' invalid";
+  const int end = col + static_cast<int>(name.size()) - 1;
+  if (!opts_.legacy)
+    fail_structure(lineno, line, msg, col, end);
+  // (the legacy tool finds no such table in the kernel)
+  fail(lineno, line, msg, ExitCode::parameter, col, end,
+       Words{Frame::tool_named,
+             "unable to initialize table '" + std::string(name) + "'"});
 }
 
 void RestoreParser::end_table(int lineno) {
@@ -258,8 +260,7 @@ void RestoreParser::chain_line(std::string_view line, int lineno) {
   std::string_view name = next_word(line, pos, col);
   int name_end = col + static_cast<int>(name.size()) - 1;
   if (name.empty())
-    fail(lineno, line, "chain name invalid", ExitCode::parameter, 1, 1,
-         restore_line(lineno, "chain name invalid"));
+    fail_structure(lineno, line, "chain name invalid", 1, 1);
   if (name.size() >= 29)
     fail(lineno, line,
          "chain name `" + std::string(name) +
@@ -285,8 +286,7 @@ void RestoreParser::chain_line(std::string_view line, int lineno) {
     fail(lineno, line, "Invalid chain name `" + std::string(name) + "'",
          ExitCode::parameter, col, name_end);
   if (policy.empty())
-    fail(lineno, line, "policy invalid", ExitCode::parameter, col, name_end,
-         restore_line(lineno, "policy invalid"));
+    fail_structure(lineno, line, "policy invalid", col, name_end);
 
   ChainDecl d;
   d.loc = Location{lineno, col, name_end};

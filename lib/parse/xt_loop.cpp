@@ -308,10 +308,11 @@ void XtRuleState::run() {
         optarg[0] = '\0';
         continue;
       }
-      // (iptables prints it itself, without its name: bare.)
-      throw PluginFailure{PARAMETER_PROBLEM,
-                          std::string("Bad argument `") + optarg + "'",
-                          std::string("Bad argument `") + optarg + "'", true};
+      {
+        // (iptables prints it itself, without its name: bare.)
+        const std::string bad = std::string("Bad argument `") + optarg + "'";
+        throw PluginFailure{PARAMETER_PROBLEM, bad, bad, true};
+      }
     default:
       if (command_default(invert_))
         continue;

@@ -78,15 +78,9 @@ Command XtParser::parse(std::vector<Token> &words, const std::string &table,
     st.run();
     return st.finish(line);
   } catch (PluginFailure &f) {
-    Diagnostic d;
-    d.loc = st.error_location(line);
-    d.message = f.message;
-    if (f.raw != f.message)
-      d.upstream = f.raw;
-    if (f.bare)
-      d.frame = Frame::bare;
     // iptables exits with the libxtables status itself.
-    d.code = static_cast<ExitCode>(static_cast<int>(f.status));
+    Diagnostic d = diagnostic_of(f);
+    d.loc = st.error_location(line);
     d.source = std::string(source);
     throw Error(std::move(d));
   } catch (Error &e) {

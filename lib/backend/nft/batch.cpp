@@ -386,15 +386,19 @@ const char *operation_of(const nlmsghdr *nlh) {
 
 } // namespace
 
-const char *Batch::operation(uint32_t seq) const {
+std::vector<const char *>
+Batch::operations(const std::vector<uint32_t> &seqs) const {
+  std::vector<const char *> ops(seqs.size(), nullptr);
   // seq 1 is BATCH_BEGIN; object messages start at 2.
-  const char *op = nullptr;
-  if (seq >= 2)
+  size_t next = 0;
+  while (next < seqs.size() && seqs[next] < 2)
+    ++next;
+  if (next < seqs.size())
     each_message([&](std::string_view m, size_t index) {
-      if (index == seq - 2)
-        op = operation_of(reinterpret_cast<const nlmsghdr *>(m.data()));
+      for (; next < seqs.size() && seqs[next] - 2 == index; ++next)
+        ops[next] = operation_of(reinterpret_cast<const nlmsghdr *>(m.data()));
     });
-  return op;
+  return ops;
 }
 
 bool Batch::describe(uint32_t seq, Location &loc, std::string &what) const {

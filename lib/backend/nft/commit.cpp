@@ -68,8 +68,14 @@ Error batch_error(const Batch &batch, std::vector<KernelError> errors) {
   std::sort(
       errors.begin(), errors.end(),
       [](const KernelError &a, const KernelError &b) { return a.seq < b.seq; });
+  std::vector<uint32_t> seqs;
+  seqs.reserve(errors.size());
+  for (const auto &e : errors)
+    seqs.push_back(e.seq);
+  const std::vector<const char *> ops = batch.operations(seqs);
   std::vector<Diagnostic> diags;
-  for (const auto &e : errors) {
+  for (size_t i = 0; i < errors.size(); ++i) {
+    const KernelError &e = errors[i];
     Diagnostic d;
     d.code = ExitCode::kernel;
     if (e.seq == 0 && e.error == EMSGSIZE) {
@@ -104,9 +110,9 @@ Error batch_error(const Batch &batch, std::vector<KernelError> errors) {
       d.message += " (" + e.message + ")";
     // iptables-nft's words: "RULE_APPEND failed (Invalid argument): rule
     // in chain INPUT".
-    if (const char *op = batch.operation(e.seq))
-      d.upstream =
-          std::string(op) + " failed (" + std::strerror(e.error) + "): " + what;
+    if (ops[i] != nullptr)
+      d.upstream = std::string(ops[i]) + " failed (" + std::strerror(e.error) +
+                   "): " + what;
     diags.push_back(std::move(d));
   }
   Error err(diags.front());
