@@ -137,6 +137,22 @@ struct option *merge(struct option *opts, xtables_target *t) {
                                      &t->option_offset);
 }
 
+namespace {
+
+// A plugin that registers a match for every family and one for bridge
+// (libxt_limit): in a process that asked for the other family's first,
+// libxtables finds that one first. The bridge one, by family.
+xtables_match *bridge_variant(xtables_match *m) {
+  if (m == nullptr || m->family == NFPROTO_BRIDGE)
+    return m;
+  for (xtables_match *r = xtables_matches; r != nullptr; r = r->next)
+    if (r->family == NFPROTO_BRIDGE && std::strcmp(r->name, m->name) == 0)
+      return r;
+  return m;
+}
+
+} // namespace
+
 void load_all() {
   if (g_loaded != nullptr)
     return;
@@ -144,7 +160,8 @@ void load_all() {
   struct option *opts = kEbOptions;
   for (const char *name : {"802_3", "arp", "ip", "ip6", "mark_m", "limit",
                            "pkttype", "vlan", "stp", "among"}) {
-    xtables_match *m = xtables_find_match(name, XTF_TRY_LOAD, nullptr);
+    xtables_match *m =
+        bridge_variant(xtables_find_match(name, XTF_TRY_LOAD, nullptr));
     if (m == nullptr)
       continue;
     size_t size = XT_ALIGN(sizeof(xt_entry_match)) + m->size;

@@ -23,14 +23,28 @@ public:
 
 } // namespace
 
-XtParser &xt_parser(Family family) {
+namespace {
+
+std::unique_ptr<XtParser> &shared_parser() {
   static std::unique_ptr<XtParser> parser;
+  return parser;
+}
+
+} // namespace
+
+XtParser &xt_parser(Family family) {
+  auto &parser = shared_parser();
   if (!parser || parser->family() != family) {
     parser.reset();
     parser =
         std::make_unique<XtParser>(family, std::make_unique<AllRevisions>());
   }
   return *parser;
+}
+
+XtParser &fresh_xt_parser(Family family) {
+  shared_parser().reset();
+  return xt_parser(family);
 }
 
 Command parse_line(const std::string &line, Family family,

@@ -14,6 +14,20 @@ namespace fastrestore::test {
 
 // The XtParser shared by all tests of one family (libxtables is global).
 XtParser &xt_parser(Family family);
+// The same made anew: without the chains an earlier restore announced
+// (a declared chain shadows a target of its name).
+XtParser &fresh_xt_parser(Family family);
+// For a test that announces chains: the shared parser made anew now and
+// again when it ends, so that no other test sees them.
+class ParserOfItsOwn {
+public:
+  explicit ParserOfItsOwn(Family family) : family_(family) {}
+  ~ParserOfItsOwn() { fresh_xt_parser(family_); }
+  XtParser &get() { return fresh_xt_parser(family_); }
+
+private:
+  Family family_;
+};
 
 // Parses one rule line (without counters) for `table`.
 Command parse_line(const std::string &line, Family family = Family::ipv4,

@@ -13,7 +13,8 @@ namespace {
 std::vector<Block> feed(const std::string &text, ParseOptions opts = {}) {
   std::vector<Block> blocks;
   BlockCollector sink([&](Block &&b) { blocks.push_back(std::move(b)); });
-  RestoreParser p(test::xt_parser(Family::ipv4), opts, sink);
+  test::ParserOfItsOwn parser(Family::ipv4);
+  RestoreParser p(parser.get(), opts, sink);
   std::istringstream in(text);
   std::string line;
   int n = 0;
