@@ -78,13 +78,16 @@ struct Op {
   std::string message;       // rule_zero: the rule as the kernel dumped it
 };
 
-// How --noflush reaches the kernel's table: `read` dumps it (called at most
-// once per block, when a command first needs it); the signers give rule
+// How --noflush reaches the kernel's table: `read` dumps it whole (called
+// at most once per block, when a command first needs every chain);
+// `read_chains`, when given, reads only the chains named (a command that
+// addresses rules of one chain reads that chain alone); the signers give rule
 // identities for -D and -C by rule specification (see rule_signature.h):
 // of a rule the kernel dumped, of a rule added earlier in this block (by
 // transaction id), and of a rule from the input.
 struct KernelAccess {
   std::function<KernelTable()> read;
+  std::function<KernelTable(const std::vector<std::string> &names)> read_chains;
   // Whether the kernel's table has this chain (one small request).
   std::function<bool(const std::string &chain)> chain_exists;
   std::function<std::string(std::string_view message)> sign_message;
@@ -142,8 +145,9 @@ private:
   void plan_user_policy(const Command &cmd, std::vector<Op> &out);
 
   // The --noflush model of the table: the kernel's chains and rules with
-  // this block's changes applied. Until a command needs it, changes are
-  // logged and replayed when it is loaded.
+  // this block's changes applied, read a chain at a time as commands need
+  // them, or whole. Changes to a chain not read yet are logged and
+  // replayed onto it when it is read.
   struct Chain {
     bool base = false;
     bool accept = true;
@@ -159,6 +163,11 @@ private:
   void apply(Event ev, const std::string &chain, uint32_t id);
   std::map<std::string, Chain> &model(const Command &cmd);
   Chain &model_chain(const Command &cmd);
+  bool chain_read(const std::string &name) const {
+    return whole_ || read_.count(name) != 0;
+  }
+  Chain from_kernel(const KernelChain &kc);
+  void load_chain(const std::string &name, const KernelChain *kc);
   void plan_positional(const Command &cmd, std::vector<Op> &out);
   void plan_policy(const Command &cmd, std::vector<Op> &out);
 
@@ -174,9 +183,19 @@ private:
   std::function<bool(std::string_view)> declared_unparsed_; // and these
   std::set<std::string> kernel_chains_; // --noflush: the kernel's, found
   uint32_t next_id_ = 0;
-  std::optional<std::map<std::string, Chain>> model_;
-  std::vector<std::string> model_order_; // chain order, for -F / -X
-  std::vector<std::tuple<Event, std::string, uint32_t>> log_;
+  std::map<std::string, Chain> chains_;  // the chains read that exist now
+  std::set<std::string> read_;           // chains read one by one
+  bool whole_ = false;                   // every chain read
+  std::vector<std::string> model_order_; // chain order (whole_), for -F / -X
+  // The block's changes until the whole table is read; `applied`: to a
+  // chain read by then.
+  struct Logged {
+    Event ev;
+    std::string chain;
+    uint32_t id;
+    bool applied;
+  };
+  std::vector<Logged> log_;
   // For -D/-C by specification and -Z: the kernel's rule messages and the
   // signatures computed so far.
   std::map<uint64_t, std::string> kernel_msgs_;

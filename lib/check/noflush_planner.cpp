@@ -1,7 +1,8 @@
 // OpPlanner's --noflush commands (see plan.h): commands by position or by
 // rule specification, -F/-X without a chain, -Z, -E, against the model
-// of the kernel's table, which is read once, when a command first needs
-// it, with the block's earlier changes replayed onto it.
+// of the kernel's table: a chain is read when a command first needs it
+// (the whole table when a command needs every chain), with the block's
+// earlier changes to it replayed.
 #include <linux/netfilter.h>
 
 #include <algorithm>
@@ -100,9 +101,9 @@ void OpPlanner::plan_noflush(Command &cmd, std::vector<Op> &out) {
       if (!c.rules.empty())
         chain_not_empty(cmd.loc);
     }
-    if (!flush && model_) {
-      auto it = model_->find(cmd.chain);
-      if (it != model_->end())
+    if (!flush && chain_read(cmd.chain)) {
+      auto it = chains_.find(cmd.chain);
+      if (it != chains_.end())
         op.chain_handle = it->second.handle;
     }
     std::optional<uint32_t> policy;
@@ -138,8 +139,8 @@ void OpPlanner::plan_noflush(Command &cmd, std::vector<Op> &out) {
 }
 
 void OpPlanner::plan_positional(const Command &cmd, std::vector<Op> &out) {
-  auto &m = model(cmd);
   if (cmd.kind == CommandKind::rename_chain) {
+    auto &m = model(cmd); // the new name must be free
     auto it = m.find(cmd.chain);
     if (it == m.end() || it->second.base)
       no_such_chain(cmd.loc);
@@ -269,17 +270,17 @@ void OpPlanner::plan_by_spec(const Command &cmd, std::vector<Op> &out) {
 // -Z: base chain counters, and every rule the kernel holds written again
 // with its counters at zero (as iptables-nft does).
 void OpPlanner::plan_zero(const Command &cmd, std::vector<Op> &out) {
-  auto &m = model(cmd);
   std::vector<std::string> names;
   if (cmd.chain.empty()) {
+    model(cmd);
     names = model_order_;
   } else {
     model_chain(cmd);
     names.push_back(cmd.chain);
   }
   for (const auto &name : names) {
-    auto it = m.find(name);
-    if (it == m.end())
+    auto it = chains_.find(name);
+    if (it == chains_.end())
       continue;
     if (it->second.base) {
       Op op = chain_op(OpKind::chain_update, name, cmd.loc, *table_);
@@ -299,42 +300,48 @@ void OpPlanner::plan_zero(const Command &cmd, std::vector<Op> &out) {
 }
 
 void OpPlanner::record(Event ev, const std::string &chain, uint32_t id) {
-  if (model_)
+  if (whole_) {
+    // The chain order (-F, -X and -Z without a chain go by it).
+    const bool present = chains_.count(chain) != 0;
+    if (ev == Event::create && !present)
+      model_order_.push_back(chain);
+    if (ev == Event::remove && present)
+      model_order_.erase(
+          std::find(model_order_.begin(), model_order_.end(), chain));
     apply(ev, chain, id);
-  else
-    log_.emplace_back(ev, chain, id);
+    return;
+  }
+  const bool read = read_.count(chain) != 0;
+  if (read)
+    apply(ev, chain, id);
+  log_.push_back(Logged{ev, chain, id, read});
 }
 
 void OpPlanner::apply(Event ev, const std::string &chain, uint32_t id) {
-  auto &m = *model_;
-  auto it = m.find(chain);
+  auto it = chains_.find(chain);
   switch (ev) {
   case Event::create:
-    if (it == m.end()) {
+    if (it == chains_.end()) {
       Chain c;
       c.base = find_builtin_chain(*table_, chain) != nullptr;
-      m.emplace(chain, std::move(c));
-      model_order_.push_back(chain);
+      chains_.emplace(chain, std::move(c));
     }
     break;
   case Event::remove:
-    if (it != m.end()) {
-      m.erase(it);
-      model_order_.erase(
-          std::find(model_order_.begin(), model_order_.end(), chain));
-    }
+    if (it != chains_.end())
+      chains_.erase(it);
     break;
   case Event::flush:
-    if (it != m.end())
+    if (it != chains_.end())
       it->second.rules.clear();
     break;
   case Event::policy:
-    if (it != m.end())
+    if (it != chains_.end())
       it->second.accept = id == NF_ACCEPT;
     break;
   case Event::append:
   case Event::insert_head:
-    if (it == m.end())
+    if (it == chains_.end())
       break; // the kernel will refuse the rule
     if (ev == Event::append)
       it->second.rules.push_back(RuleRef{0, id});
@@ -344,38 +351,83 @@ void OpPlanner::apply(Event ev, const std::string &chain, uint32_t id) {
   }
 }
 
+OpPlanner::Chain OpPlanner::from_kernel(const KernelChain &kc) {
+  Chain c;
+  c.base = kc.base;
+  c.accept = kc.accept();
+  c.handle = kc.handle;
+  for (size_t i = 0; i < kc.rules.size(); ++i) {
+    c.rules.push_back(RuleRef{kc.rules[i], 0});
+    if (i < kc.messages.size())
+      kernel_msgs_.emplace(kc.rules[i], kc.messages[i]);
+  }
+  if (kc.eb_policy && !kc.rules.empty())
+    kernel_policy_rules_.emplace(kc.rules.back(), *kc.eb_policy);
+  return c;
+}
+
+// Chain `name` as the kernel has it (`kc`; null: it has none), with the
+// block's changes to it so far.
+void OpPlanner::load_chain(const std::string &name, const KernelChain *kc) {
+  if (kc != nullptr)
+    chains_.emplace(name, from_kernel(*kc));
+  for (auto &l : log_)
+    if (!l.applied && l.chain == name) {
+      apply(l.ev, name, l.id);
+      l.applied = true;
+    }
+  read_.insert(name);
+}
+
 std::map<std::string, OpPlanner::Chain> &OpPlanner::model(const Command &cmd) {
-  if (model_)
-    return *model_;
+  if (whole_)
+    return chains_;
   if (!kernel_.read)
     needs_kernel_rules(cmd, "this command");
   KernelTable kt = kernel_.read();
-  model_.emplace();
+  // The chains read one by one keep their state; the others are read
+  // from this dump. The order is the kernel's, then the block's creations
+  // and removals replayed.
+  std::set<std::string> present;
   for (const auto &kc : kt.chains) {
-    Chain c;
-    c.base = kc.base;
-    c.accept = kc.accept();
-    c.handle = kc.handle;
-    for (size_t i = 0; i < kc.rules.size(); ++i) {
-      c.rules.push_back(RuleRef{kc.rules[i], 0});
-      if (i < kc.messages.size())
-        kernel_msgs_.emplace(kc.rules[i], kc.messages[i]);
-    }
-    if (kc.eb_policy && !kc.rules.empty())
-      kernel_policy_rules_.emplace(kc.rules.back(), *kc.eb_policy);
-    model_->emplace(kc.name, std::move(c));
     model_order_.push_back(kc.name);
+    present.insert(kc.name);
+    if (read_.count(kc.name) == 0)
+      chains_.emplace(kc.name, from_kernel(kc));
   }
-  for (const auto &[ev, chain, id] : log_)
-    apply(ev, chain, id);
+  for (const auto &l : log_) {
+    if (l.ev == Event::create && present.insert(l.chain).second)
+      model_order_.push_back(l.chain);
+    if (l.ev == Event::remove && present.erase(l.chain) != 0)
+      model_order_.erase(
+          std::find(model_order_.begin(), model_order_.end(), l.chain));
+    if (!l.applied)
+      apply(l.ev, l.chain, l.id);
+  }
   log_.clear();
-  return *model_;
+  read_.clear();
+  whole_ = true;
+  return chains_;
 }
 
 OpPlanner::Chain &OpPlanner::model_chain(const Command &cmd) {
-  auto &m = model(cmd);
-  auto it = m.find(cmd.chain);
-  if (it == m.end())
+  if (!chain_read(cmd.chain)) {
+    if (!kernel_.read)
+      needs_kernel_rules(cmd, "this command");
+    if (kernel_.read_chains) {
+      // One chain: a GETCHAIN and a rule dump of that chain alone.
+      KernelTable kt = kernel_.read_chains({cmd.chain});
+      const KernelChain *kc = nullptr;
+      for (const auto &c : kt.chains)
+        if (c.name == cmd.chain)
+          kc = &c;
+      load_chain(cmd.chain, kc);
+    } else {
+      model(cmd);
+    }
+  }
+  auto it = chains_.find(cmd.chain);
+  if (it == chains_.end())
     no_such_chain(cmd.loc);
   return it->second;
 }

@@ -42,9 +42,9 @@ void OpPlanner::ensure_base(const Command &cmd, std::vector<Op> &out) {
   // With --noflush a base chain the kernel already has is left alone:
   // sending it again registers its hook again, about 15 ms in the kernel
   // for every block.
-  if (noflush_ &&
-      (model_ ? model_->count(cmd.chain) > 0
-              : kernel_.chain_exists && kernel_.chain_exists(cmd.chain)))
+  if (noflush_ && (chain_read(cmd.chain) ? chains_.count(cmd.chain) > 0
+                                         : kernel_.chain_exists &&
+                                               kernel_.chain_exists(cmd.chain)))
     return;
   out.push_back(chain_op(OpKind::chain_update, cmd.chain, cmd.loc, *table_));
   if (noflush_)
@@ -72,17 +72,16 @@ void OpPlanner::add_rules(Command &cmd, std::vector<Op> &out) {
 }
 
 bool OpPlanner::chain_exists_now(const std::string &chain) {
-  if (model_)
-    return model_->count(chain) > 0;
+  if (chain_read(chain))
+    return chains_.count(chain) > 0;
   // The block's own creations and deletions so far, newest first; then
   // the kernel (one GETCHAIN).
   for (auto it = log_.rbegin(); it != log_.rend(); ++it) {
-    const auto &[ev, name, id] = *it;
-    if (name != chain)
+    if (it->chain != chain)
       continue;
-    if (ev == Event::create)
+    if (it->ev == Event::create)
       return true;
-    if (ev == Event::remove)
+    if (it->ev == Event::remove)
       return false;
   }
   return kernel_.chain_exists && kernel_.chain_exists(chain);

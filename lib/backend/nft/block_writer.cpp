@@ -101,13 +101,14 @@ public:
     KernelAccess kernel;
     if (transport_ != nullptr) {
       // What the kernel holds is read after the pending blocks are in.
+      // (A chain at a time: a command on one chain reads that chain.)
+      kernel.read_chains = [this, table,
+                            hold](const std::vector<std::string> &names) {
+        before_read(table, hold);
+        return transport_->read_chains(batch_->family(), table, names);
+      };
       kernel.read = [this, table, hold] {
-        if (hold && coalescer_->pending_table(table))
-          refuse_held_read(table);
-        if (coalescer_ != nullptr && !hold)
-          coalescer_->flush();
-        note_generation();
-        planner_read_ = true;
+        before_read(table, hold);
         return transport_->read_table(batch_->family(), table);
       };
       kernel.chain_exists = [this, table, hold](const std::string &chain) {
@@ -430,6 +431,17 @@ private:
     }
     for (const auto &op : ops)
       emit_op(*batch_, op, table, cfg_.family, loc, table_ready_);
+  }
+
+  // Before the planner reads the kernel's rules of `table`: the pending
+  // blocks go in first, and the generation is noted.
+  void before_read(const std::string &table, bool hold) {
+    if (hold && coalescer_->pending_table(table))
+      refuse_held_read(table);
+    if (coalescer_ != nullptr && !hold)
+      coalescer_->flush();
+    note_generation();
+    planner_read_ = true;
   }
 
   // The generation of the ruleset, read once per block before the first
