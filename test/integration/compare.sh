@@ -24,11 +24,17 @@
 #                            shares holds BACKEND=legacy to N as well
 # A NAME.save4 (.save6) file beside a passing case also replaces the
 # comparison with the reference where fastrestore differs on purpose.
+#   # save-identity: no      the end state is one no save can express
+#                            (save_check.sh skips save | restore)
 # A passing case (N = 0) must leave exactly the same iptables-nft-save,
 # ip6tables-nft-save and nft list ruleset output as the reference tool, and
 # the same expressions in every rule (nft --debug=netlink, handles removed). A
 # failing case must leave the kernel exactly as the pre file left it.
+# When the reference tool leaves a state other than the one the case
+# started from, fastrestore save is checked on it there (save_check.sh);
+# save_test.sh checks the states cases start from.
 set -u
+here=$(dirname "$(realpath "$0")")
 fr=$(realpath "$1")
 case_file=$(realpath "$2")
 dir=$(dirname "$case_file")
@@ -80,14 +86,18 @@ save_c=""
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# run_in_ns OUTDIR COMMAND: fresh namespace; pre file; command; dumps.
+SAVE_IDENTITY=$(header save-identity)
+export SAVE_IDENTITY
+
+# run_in_ns OUTDIR COMMAND [SAVE_CHECK]: fresh namespace; pre file;
+# command; dumps; with SAVE_CHECK, save_check.sh on a changed state.
 run_in_ns() {
-  local out=$1 cmd=$2
+  local out=$1 cmd=$2 save_check=${3:-}
   mkdir -p "$out"
   unshare -n bash -c '
     set -u
     out=$1; cmd=$2; pre=$3; case_file=$4; save_c=$5; pre_tool=$6; backend=$7
-    pre_args=$8
+    pre_args=$8; save_check=$9
     if [ -n "$pre" ]; then
       $pre_tool $pre_args < "$pre" || { echo "pre file failed" >&2; exit 99; }
     fi
@@ -110,18 +120,43 @@ run_in_ns() {
         exit 98
       fi
     }
+    # The whole state, counters too.
+    state() {
+      {
+        iptables-$backend-save -c
+        ip6tables-$backend-save -c
+        if [ "$backend" = nft ]; then
+          ebtables-nft-save -c
+          nft list ruleset
+        fi
+      } 2>/dev/null | grep -v "^#"
+    }
     snap before
+    [ -n "$save_check" ] && state > "$out/state.before"
     $cmd < "$case_file" > "$out/stdout" 2> "$out/stderr"
     echo $? > "$out/status"
     snap after
+    if [ -n "$save_check" ] &&
+       ! state | cmp -s - "$out/state.before"; then
+      mkdir -p "$out/save"
+      $save_check > "$out/save_check" 2>&1
+      echo $? > "$out/save_status"
+    fi
   ' _ "$out" "$cmd" "${pre:+$dir/$pre}" "$case_file" "$save_c" "$ref_tool" \
-    "$backend" "$pre_args"
+    "$backend" "$pre_args" \
+    "${save_check:+$here/save_check.sh $fr $backend $out/save}"
 }
 
-run_in_ns "$tmp/ref" "$ref_tool $args"
+# The reference's state is also where fastrestore save is checked.
+run_in_ns "$tmp/ref" "$ref_tool $args" check
 run_in_ns "$tmp/fr" "$fr_cmd $args"
 
 fail=0
+if [ -f "$tmp/ref/save_status" ] && [ "$(cat "$tmp/ref/save_status")" != 0 ]; then
+  echo "fastrestore save on the state $ref_tool left:"
+  cat "$tmp/ref/save_check"
+  fail=1
+fi
 ref_got=$(cat "$tmp/ref/status")
 fr_got=$(cat "$tmp/fr/status")
 if [ "$backend" = legacy ] && [ "$ref_got" -gt 128 ] &&
