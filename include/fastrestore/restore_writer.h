@@ -6,6 +6,7 @@
 
 #include <iosfwd>
 #include <memory>
+#include <stdexcept>
 #include <string_view>
 
 #include "fastrestore/block_source.h"
@@ -16,10 +17,28 @@
 
 namespace fastrestore {
 
+// What a writer's COMMIT came to.
+enum class BlockOutcome {
+  done, // sent (or held, to be sent with other blocks)
+  // Nothing sent: the block's lines are to be read again into the writer
+  // and its COMMIT asked again (the ruleset changed since the block read
+  // it, so it is planned again from what the kernel holds now; or
+  // --incremental needs every line of it parsed).
+  read_again,
+};
+
 // A BlockSink fed each block as it is read. A writer that holds finished
-// blocks to send later says when they must go.
+// blocks to send later says when they must go. The driver runs a block's
+// COMMIT (end_block) until it is done, reading the block again between
+// (BlockCommitter, lib/driver): nothing calls back into the writer from
+// inside its COMMIT.
 class RestoreWriter : public BlockSink {
 public:
+  // The block's COMMIT. Throws Error for a block refused.
+  virtual BlockOutcome end_block(const Location &loc) = 0;
+  // For a writer fed directly: a COMMIT that must be done at once.
+  void commit(const Location &loc) final;
+
   // Whether the writer holds finished blocks (--coalesce,
   // --all-or-nothing): the driver then reads the input on its own thread,
   // line by line as it arrives, so that it sees the pauses.
@@ -43,6 +62,12 @@ public:
   virtual const std::vector<StateSet> *recorded_sets() const { return nullptr; }
   virtual void record_sets(std::vector<StateSet> /*sets*/) {}
 };
+
+inline void RestoreWriter::commit(const Location &loc) {
+  if (end_block(loc) != BlockOutcome::done)
+    throw std::logic_error("a block to read again, fed directly: its "
+                           "COMMIT goes through a BlockCommitter");
+}
 
 namespace nft {
 

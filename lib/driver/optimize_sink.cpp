@@ -145,9 +145,10 @@ void changes(const std::vector<ipset::Member> &old,
 
 } // namespace
 
-OptimizeSink::OptimizeSink(RestoreWriter &inner, RuleParser &parser,
-                           const RestoreConfig &cfg, std::ostream &err)
-    : inner_(inner), parser_(parser), cfg_(cfg), err_(err) {}
+OptimizeSink::OptimizeSink(BlockSink &inner, RestoreWriter &writer,
+                           RuleParser &parser, const RestoreConfig &cfg,
+                           std::ostream &err)
+    : inner_(inner), writer_(writer), parser_(parser), cfg_(cfg), err_(err) {}
 
 OptimizeSink::~OptimizeSink() = default;
 
@@ -248,7 +249,7 @@ void OptimizeSink::commit(const Location &loc) {
     for (const Set &s : sets)
       record.push_back(
           {s.name, s.swapped && !s.kept ? 0 : s.digest, s.entries.size()});
-    inner_.record_sets(std::move(record));
+    writer_.record_sets(std::move(record));
   }
   // The block, each run as its one rule.
   run_of_.assign(block_.entries.size(), -1);
@@ -321,7 +322,7 @@ void OptimizeSink::make_sets(std::vector<Set> &sets,
   // --incremental: the journal's record of the sets, when current.
   std::map<std::string, StateSet> recorded;
   if (cfg_.incremental)
-    if (const std::vector<StateSet> *r = inner_.recorded_sets())
+    if (const std::vector<StateSet> *r = writer_.recorded_sets())
       for (const StateSet &set : *r)
         recorded.emplace(set.name, set);
   for (Set &s : sets) {

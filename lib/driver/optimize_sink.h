@@ -42,8 +42,10 @@ namespace fastrestore {
 
 class OptimizeSink : public BlockSink {
 public:
-  // -v's lines go to stdout, --stats' to `err`.
-  OptimizeSink(RestoreWriter &inner, RuleParser &parser,
+  // Hands blocks on to `inner` (the writer's BlockCommitter); the sets
+  // the journal records go to and from `writer`. -v's lines go to stdout,
+  // --stats' to `err`.
+  OptimizeSink(BlockSink &inner, RestoreWriter &writer, RuleParser &parser,
                const RestoreConfig &cfg, std::ostream &err);
   ~OptimizeSink() override;
 
@@ -64,7 +66,8 @@ private:
   void after_commit(const std::vector<Set> &sets);
   void forget(const std::vector<std::string> &made);
 
-  RestoreWriter &inner_;
+  BlockSink &inner_;
+  RestoreWriter &writer_;
   RuleParser &parser_;
   const RestoreConfig &cfg_;
   std::ostream &err_;

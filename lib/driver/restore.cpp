@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "block_committer.h"
 #include "block_text.h"
 #include "fastrestore/block_source.h"
 #include "fastrestore/eb_parser.h"
@@ -116,6 +117,7 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
   std::unique_ptr<RuleParser> parser_of_rules;
   std::unique_ptr<TextSource> source;
   std::unique_ptr<RestoreWriter> writer;
+  std::unique_ptr<BlockCommitter> committer;
   std::unique_ptr<OptimizeSink> optimize; // (before the writer goes)
   try {
     if (cfg.all_or_nothing && cfg.backend == Backend::legacy) {
@@ -145,11 +147,13 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
     else
       writer = nft::make_restore_writer(cfg, transport, *source, err, observer);
     std::unique_ptr<StatsSink> stats;
-    BlockSink *sink = writer.get();
+    committer = std::make_unique<BlockCommitter>(*writer, *source);
+    BlockSink *sink = committer.get();
     // (--optimize sees every line: none is handed over unparsed.)
-    BlockSink *hand_to = writer.get();
+    BlockSink *hand_to = committer.get();
     if (cfg.optimize) {
-      optimize = std::make_unique<OptimizeSink>(*writer, xt, cfg, err);
+      optimize =
+          std::make_unique<OptimizeSink>(*committer, *writer, xt, cfg, err);
       sink = hand_to = optimize.get();
       source->set_optimize(optimize.get());
     }

@@ -96,3 +96,31 @@ TEST_CASE("a block that only appends carries no generation", "[generation]") {
   std::memcpy(&h, rec.sent[0].data(), sizeof(h));
   CHECK(h.nlmsg_len == 20);
 }
+
+TEST_CASE("a block the ruleset keeps changing under is refused after 50 "
+          "attempts",
+          "[generation]") {
+  nft::RecordingTransport rec;
+  KernelTable t;
+  t.exists = true;
+  KernelChain web;
+  web.name = "web";
+  web.handle = 3;
+  web.rules = {5, 6};
+  web.messages = {"", ""};
+  t.chains = {web};
+  rec.tables.push_back({"filter", t});
+  for (int i = 0; i < 60; ++i)
+    rec.replies.push_back({{1, ERESTART, ""}});
+  RestoreConfig cfg;
+  cfg.noflush = true;
+  int fd = test::input_fd("*filter\n-D web 2\nCOMMIT\n");
+  std::ostringstream err;
+  CHECK(run_restore(fd, cfg, &rec, err) == 4);
+  close(fd);
+  // The first attempt and 50 more, each planned again from a fresh read.
+  CHECK(rec.sent.size() == 51);
+  CHECK(err.str().find("kept changing while this block was planned (50 "
+                       "attempts)") != std::string::npos);
+  CHECK(err.str().find("line 3") != std::string::npos);
+}

@@ -212,7 +212,7 @@ public:
     command(to_command(a));
   }
 
-  void commit(const Location &loc) override {
+  BlockOutcome end_block(const Location &loc) override {
     // One IPT_SO_SET_REPLACE for the whole table.
     int err = 0;
     const char *why = nullptr;
@@ -248,6 +248,7 @@ public:
       fail(loc, msg, ExitCode::format, "");
     }
     release();
+    return BlockOutcome::done;
   }
 
 private:

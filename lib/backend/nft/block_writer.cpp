@@ -47,8 +47,8 @@ public:
                                       cfg.verbose > 0, out, cfg.all_or_nothing);
     coalescer_ = group_.get();
     if (incremental())
-      incremental_ = make_incremental_block(cfg, transport, block, *this,
-                                            batch_, needs_model_, [this] {
+      incremental_ = make_incremental_block(cfg, transport, block, batch_,
+                                            needs_model_, [this] {
                                               note_generation();
                                               return *genid_;
                                             });
@@ -179,12 +179,32 @@ public:
     add(Block::Entry{std::nullopt, std::move(c)});
   }
 
-  void commit(const Location &loc) override {
+  BlockOutcome end_block(const Location &loc) override {
+    BlockOutcome outcome;
+    try {
+      outcome = commit_block(loc);
+    } catch (...) {
+      if (incremental_)
+        incremental_->block_ended();
+      throw;
+    }
+    if (outcome == BlockOutcome::done) {
+      retries_ = 0;
+      if (incremental_)
+        incremental_->block_ended();
+    }
+    return outcome;
+  }
+
+private:
+  BlockOutcome commit_block(const Location &loc) {
     // A command planned from the kernel's rules, or refused, without the
     // rule lines taken unparsed before it: the block is parsed whole.
     if (incremental_ &&
-        incremental_->parse_whole_first(refusals_.any() || planner_read_))
-      return;
+        incremental_->parse_whole_first(refusals_.any() || planner_read_)) {
+      batch_.reset();
+      return BlockOutcome::read_again;
+    }
     if (refusals_.any()) {
       batch_.reset();
       refusals_.throw_first();
@@ -200,15 +220,14 @@ public:
       batch_->finish();
     }
     if (incremental()) {
+      BlockOutcome outcome;
       try {
-        incremental_->commit(id_base_);
+        outcome = incremental_->commit(id_base_);
       } catch (const GenerationChanged &) {
-        retry_block(loc);
-        return;
+        return retry_block(loc);
       }
-      retries_ = 0;
       batch_.reset();
-      return;
+      return outcome;
     }
     if (cfg_.test && observer_ != nullptr && *observer_) {
       (*observer_)(table_, std::move(batch_));
@@ -234,16 +253,14 @@ public:
         try {
           commit_batch(*batch_, *transport_, genid_ ? &*genid_ : nullptr);
         } catch (const GenerationChanged &) {
-          retry_block(loc);
-          return;
+          return retry_block(loc);
         }
       }
     }
-    retries_ = 0;
     batch_.reset();
+    return BlockOutcome::done;
   }
 
-private:
   // --incremental applies to a block sent on its own (not held with
   // other blocks), without -t, not to the ebtables command line, and not
   // to a -v block that keeps a DROP base chain (verbose_preamble).
@@ -453,9 +470,9 @@ private:
 
   // The kernel's ruleset changed between reading it and committing (another
   // program committed): nothing was applied. As iptables-nft does, the
-  // block is planned again from what the kernel holds now, by reading its
-  // lines again.
-  void retry_block(const Location &commit_loc) {
+  // block is planned again from what the kernel holds now: its lines are
+  // to be read again.
+  BlockOutcome retry_block(const Location &commit_loc) {
     constexpr int kMaxRetries = 50;
     if (++retries_ > kMaxRetries) {
       retries_ = 0;
@@ -469,17 +486,14 @@ private:
       throw Error(std::move(d));
     }
     batch_.reset();
-    reread(*this);
+    return BlockOutcome::read_again;
   }
-
-  // The block's lines read again, as first read, into `sink`.
-  void reread(BlockSink &sink) { text_.reread(sink); }
 
   // Parses the block's lines again into a whole Block.
   Block replay() {
     Block block;
     BlockCollector collect([&](Block &&b) { block = std::move(b); });
-    reread(collect);
+    text_.reread(collect);
     block.family = cfg_.family;
     if (cfg_.family == Family::bridge)
       EbPolicies::strip(block, table_);

@@ -41,12 +41,10 @@ class Incremental : public IncrementalBlock {
 
 public:
   Incremental(const RestoreConfig &cfg, Transport *transport,
-              const BlockSource &text, BlockSink &writer,
-              std::unique_ptr<Batch> &batch, const bool &needs_model,
-              std::function<uint32_t()> generation)
-      : cfg_(cfg), transport_(transport), text_(text), writer_(writer),
-        batch_(batch), needs_model_(needs_model),
-        generation_(std::move(generation)) {
+              const BlockSource &text, std::unique_ptr<Batch> &batch,
+              const bool &needs_model, std::function<uint32_t()> generation)
+      : cfg_(cfg), transport_(transport), text_(text), batch_(batch),
+        needs_model_(needs_model), generation_(std::move(generation)) {
     journal_ = JournalKeeper::open(&journal_off_);
   }
 
@@ -125,7 +123,7 @@ public:
   bool parse_whole_first(bool planned_from_kernel) override {
     if (unparsed_.empty() || needs_model_ || !planned_from_kernel)
       return false;
-    parse_again();
+    read_again();
     return true;
   }
 
@@ -137,7 +135,17 @@ public:
     sets_ = std::move(sets);
   }
 
-  void commit(uint32_t id_base) override { commit_incremental(id_base); }
+  BlockOutcome commit(uint32_t id_base) override {
+    return commit_incremental(id_base);
+  }
+
+  void block_ended() override {
+    if (!parse_all_)
+      return;
+    parse_all_ = false;
+    carried_.reset();
+    phase_stats().rules = rules_first_read_;
+  }
 
 private:
   // The table the block would leave, from its batch: a replacement's own
@@ -178,7 +186,7 @@ private:
   // replacement would not leave it empty, it holds no set; base chains of
   // the same hooks). Either is sent with the generation the journal or
   // the read was of, and the journal then records what the kernel holds.
-  void commit_incremental(uint32_t id_base) {
+  BlockOutcome commit_incremental(uint32_t id_base) {
     PhaseStats &stats = phase_stats();
     stats.incremental = cfg_.noflush ? "commands" : "replacement";
     stats.kept = stats.added = stats.removed = 0;
@@ -192,7 +200,7 @@ private:
         stats.kept = journal_state_->rule_count();
         stats.state_source = "the journal";
         journal_state_.reset();
-        return;
+        return BlockOutcome::done;
       }
       new_block_ = true; // its own hash goes in the record
     }
@@ -210,8 +218,7 @@ private:
       // block is parsed whole again.
       if (!unparsed_.empty() && !needs_model_ &&
           !(want && (cfg_.noflush || take_unparsed(*want, *kernel)))) {
-        parse_again(&kernel);
-        return;
+        return read_again(&kernel);
       }
     } else {
       stats.journal_note = journal_ != nullptr ? journal_why_ : journal_off_;
@@ -251,14 +258,12 @@ private:
     const bool partial = !unparsed_.empty() && !needs_model_;
     if (delta && !has_messages(*delta, *want)) {
       if (partial) {
-        parse_again(&kernel);
-        return;
+        return read_again(&kernel);
       }
       delta.reset(); // --noflush: a kernel rule the delta cannot keep
     }
     if (partial && !delta) {
-      parse_again(&kernel);
-      return;
+      return read_again(&kernel);
     }
     if (!delta) {
       if (!cfg_.noflush)
@@ -268,7 +273,7 @@ private:
       else
         send_commands(generation, want ? &*want : nullptr);
       verbose_report(nullptr, want, kernel);
-      return;
+      return BlockOutcome::done;
     }
     for (const auto &c : delta->chains) {
       stats.kept += c.kept;
@@ -327,15 +332,14 @@ private:
         // otherwise the block goes whole, and its errors, if any, are a
         // full restore's (the changes may fail on more, or other, lines).
         if (partial) {
-          parse_again(&kernel);
-          return;
+          return read_again(&kernel);
         }
         if (cfg_.noflush)
           send_commands(generation, nullptr);
         else
           send_replacement(generation, want);
         verbose_report(nullptr, want, kernel);
-        return;
+        return BlockOutcome::done;
       }
     }
     // Read from the kernel, or changed: the journal learns the table.
@@ -346,6 +350,7 @@ private:
       keep_journal(generation, send, &*want, &delta->kept_handles, made,
                    prepared ? &ahead : nullptr);
     verbose_report(&*delta, want, kernel);
+    return BlockOutcome::done;
   }
 
   // -v: the way the block went (--stats' words), and with a delta each
@@ -811,28 +816,20 @@ private:
     return true;
   }
 
-  // The block read and parsed again, every line, through this writer.
-  // `journal`: the journal's record of the table, taken from
-  // journal_state_ for the commit (the reading again keeps it, decoded,
-  // while the generation is the one it was loaded for).
-  void parse_again(std::optional<TableState> *journal = nullptr) {
+  // The block to be read again, every line parsed (the writer's COMMIT
+  // answers read_again; block_ended ends that reading). `journal`: the
+  // journal's record of the table, taken from journal_state_ for that
+  // reading's commit (kept, decoded, while the generation is the one it
+  // was loaded for).
+  BlockOutcome read_again(std::optional<TableState> *journal = nullptr) {
     carried_ = std::move(journal != nullptr ? *journal : journal_state_);
     carried_generation_ = loaded_generation_;
     phase_stats().unparsed -= unparsed_.size();
     // The block's rules are those its first reading counted.
-    const uint64_t rules = phase_stats().rules;
+    rules_first_read_ = phase_stats().rules;
     batch_.reset();
     parse_all_ = true;
-    try {
-      text_.reread(writer_);
-    } catch (...) {
-      carried_.reset();
-      parse_all_ = false;
-      throw;
-    }
-    parse_all_ = false;
-    carried_.reset();
-    phase_stats().rules = rules;
+    return BlockOutcome::read_again;
   }
 
   // The lines of a block that say what it does: declarations, commands
@@ -970,7 +967,6 @@ private:
   const RestoreConfig &cfg_;
   Transport *transport_;
   const BlockSource &text_;
-  BlockSink &writer_;             // the block read again into it
   std::unique_ptr<Batch> &batch_; // the writer's
   const bool &needs_model_;       // the writer's
   std::function<uint32_t()> generation_;
@@ -981,7 +977,7 @@ private:
   std::string journal_why_; // why the block has no journal_state_
   std::optional<TableState> journal_state_;
   uint32_t loaded_generation_ = 0; // the generation journal_state_ is of
-  // parse_again: the record, kept for the block's reading again.
+  // read_again: the record, kept for the block's reading again.
   std::optional<TableState> carried_;
   uint32_t carried_generation_ = 0;
   std::optional<uint64_t> fingerprint_;
@@ -1003,11 +999,12 @@ private:
   static constexpr uint32_t kDeclared = UINT32_MAX; // Unparsed::rule of a
                                                     // declaration
   static constexpr uint32_t kNone = UINT32_MAX; // journal_chain: no such chain
-  HashIndex journal_chains_;   // the record's chains by name hash
-  std::vector<bool> declared_; // journal chains declared unparsed
-  uint32_t next_declared_ = 0; // take_declaration's guess
-  std::vector<bool> emptied_;  // note_emptied (--noflush)
-  bool parse_all_ = false;     // parse_again: no line taken unparsed
+  HashIndex journal_chains_;      // the record's chains by name hash
+  std::vector<bool> declared_;    // journal chains declared unparsed
+  uint32_t next_declared_ = 0;    // take_declaration's guess
+  std::vector<bool> emptied_;     // note_emptied (--noflush)
+  bool parse_all_ = false;        // read_again: no line taken unparsed
+  uint64_t rules_first_read_ = 0; // read_again: the block's rule count
   // The journal's record names the block that made the table (its hash):
   // the block's lines are hashed as they are read (those the record knows
   // still taken unparsed) until COMMIT shows whether it is that block.
@@ -1026,11 +1023,11 @@ private:
 
 std::unique_ptr<IncrementalBlock>
 make_incremental_block(const RestoreConfig &cfg, Transport *transport,
-                       const BlockSource &text, BlockSink &writer,
-                       std::unique_ptr<Batch> &batch, const bool &needs_model,
+                       const BlockSource &text, std::unique_ptr<Batch> &batch,
+                       const bool &needs_model,
                        std::function<uint32_t()> generation) {
-  return std::make_unique<Incremental>(cfg, transport, text, writer, batch,
-                                       needs_model, std::move(generation));
+  return std::make_unique<Incremental>(cfg, transport, text, batch, needs_model,
+                                       std::move(generation));
 }
 
 } // namespace fastrestore::nft

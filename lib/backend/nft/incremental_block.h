@@ -42,8 +42,8 @@ public:
   virtual void note_op(const Op &op) = 0;
   // At COMMIT, before anything else: with lines taken unparsed, a block
   // whose commands were planned from the kernel's rules or refused
-  // (`planned_from_kernel`) is parsed again whole, through the writer;
-  // true when it was (the commit is then done).
+  // (`planned_from_kernel`) is to be read again, every line parsed; true
+  // when it is (the writer's COMMIT then answers read_again).
   virtual bool parse_whole_first(bool planned_from_kernel) = 0;
   // The sets the journal's record of the table names (nullptr: no record
   // current), and those to record with it after the commit
@@ -51,19 +51,23 @@ public:
   virtual const std::vector<StateSet> *recorded_sets() const = 0;
   virtual void record_sets(std::vector<StateSet> sets) = 0;
   // The block's COMMIT: its batch (the writer's, finished) sent as it is
-  // or as a delta, and recorded. Throws GenerationChanged when another
-  // commit came first (nothing changed).
-  virtual void commit(uint32_t id_base) = 0;
+  // or as a delta, and recorded; or nothing sent and read_again, when the
+  // delta needs lines taken unparsed (the block is read again, every line
+  // parsed, the journal's record carried to that reading). Throws
+  // GenerationChanged when another commit came first (nothing changed).
+  virtual BlockOutcome commit(uint32_t id_base) = 0;
+  // The writer's COMMIT is done (or failed): a reading again ends.
+  virtual void block_ended() = 0;
 };
 
-// `writer` is the sink the block's lines are read into again; `batch` and
+// `batch` and
 // `needs_model` are the writer's current batch, and whether it plans the
 // block as a whole; `generation` gives the ruleset generation the block
 // reads and is sent with.
 std::unique_ptr<IncrementalBlock>
 make_incremental_block(const RestoreConfig &cfg, Transport *transport,
-                       const BlockSource &text, BlockSink &writer,
-                       std::unique_ptr<Batch> &batch, const bool &needs_model,
+                       const BlockSource &text, std::unique_ptr<Batch> &batch,
+                       const bool &needs_model,
                        std::function<uint32_t()> generation);
 
 } // namespace fastrestore::nft

@@ -1,0 +1,35 @@
+// Private to the driver: the sink in front of the restore writer that
+// runs each block's COMMIT to its end. When the writer answers
+// read_again (restore_writer.h), the block's lines are read again from
+// its text into the writer and the COMMIT is asked again, in a loop here,
+// so nothing calls back into the writer from inside its COMMIT.
+#pragma once
+
+#include "fastrestore/block_source.h"
+#include "fastrestore/restore_writer.h"
+
+namespace fastrestore {
+
+class BlockCommitter : public BlockSink {
+public:
+  BlockCommitter(RestoreWriter &writer, const BlockSource &text)
+      : writer_(writer), text_(text) {}
+
+  void begin(const std::string &table, const Location &loc) override {
+    writer_.begin(table, loc);
+  }
+  void declare(ChainDecl &&decl) override { writer_.declare(std::move(decl)); }
+  void command(Command &&cmd) override { writer_.command(std::move(cmd)); }
+  void append_basic(const BasicAppend &a) override { writer_.append_basic(a); }
+  bool takes_unparsed(std::string_view line, int lineno,
+                      uint64_t hash) override {
+    return writer_.takes_unparsed(line, lineno, hash);
+  }
+  void commit(const Location &loc) override;
+
+private:
+  RestoreWriter &writer_;
+  const BlockSource &text_;
+};
+
+} // namespace fastrestore
