@@ -205,7 +205,8 @@ int kernel_command(const std::string &table,
   if ((flush || zero) && words.size() == 2) {
     touched.push_back(words[1]);
   } else if ((flush || zero) && words.size() == 1 && (verbose || listed)) {
-    const KernelTable kt = transport->read_table(NFPROTO_BRIDGE, table);
+    // (The chains' names only: one chain dump, no rules.)
+    const KernelTable kt = transport->read_chain_list(NFPROTO_BRIDGE, table);
     const BuiltinTable *bt = find_builtin_table(table, Family::bridge);
     const std::vector<const BuiltinChain *> bases =
         bt != nullptr ? chains_in_hook_order(*bt)

@@ -1,6 +1,5 @@
 // ipsets.h against the kernel: run by ctest inside a private network
 // namespace of its own (unshare -n), never in the machine's.
-#define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
 #include <algorithm>

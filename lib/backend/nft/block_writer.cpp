@@ -385,9 +385,8 @@ private:
   // --incremental the lines only: the block is planned as a replacement).
   void verbose_preamble(const std::string &table, const Location &loc) {
     bool lines_only = incremental();
-    KernelTable kt = lines_only
-                         ? transport_->read_chain_list(batch_->family(), table)
-                         : transport_->read_table(batch_->family(), table);
+    // (The chains alone: their names, handles and policies.)
+    const KernelTable kt = transport_->read_chain_list(batch_->family(), table);
     // A base chain that drops stays (emptied) where a replacement would
     // delete it: such a block is sent as iptables-nft sends it.
     if (lines_only && std::any_of(kt.chains.begin(), kt.chains.end(),
@@ -396,7 +395,6 @@ private:
                                   })) {
       verbose_whole_ = true;
       lines_only = false;
-      kt = transport_->read_table(batch_->family(), table);
     }
     const std::vector<const BuiltinChain *> bases =
         chains_in_hook_order(*find_builtin_table(table, cfg_.family));

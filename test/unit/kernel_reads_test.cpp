@@ -1,0 +1,67 @@
+// What a block reads of the kernel, through run_restore against a
+// FakeKernel: a command on one chain reads that chain, a command on every
+// chain reads the table, and -v's lines of a replaced table read the
+// chains alone.
+#include <catch2/catch.hpp>
+
+#include <linux/netfilter.h>
+#include <unistd.h>
+
+#include <sstream>
+
+#include "fake_kernel.h"
+#include "fastrestore/restore.h"
+#include "helpers.h"
+
+using namespace fastrestore;
+
+namespace {
+
+int restore(test::FakeKernel &k, const std::string &text, bool noflush,
+            int verbose = 0) {
+  RestoreConfig cfg;
+  cfg.noflush = noflush;
+  cfg.verbose = verbose;
+  const int fd = test::input_fd(text);
+  std::ostringstream err;
+  const int rc = run_restore(fd, cfg, &k, err);
+  close(fd);
+  INFO(err.str());
+  return rc;
+}
+
+const char *const kTable = "*filter\n:INPUT ACCEPT [0:0]\n:big - [0:0]\n"
+                           ":small - [0:0]\n-A big -s 10.0.0.1 -j ACCEPT\n"
+                           "-A big -s 10.0.0.2 -j ACCEPT\n"
+                           "-A small -s 10.0.0.3 -j DROP\n"
+                           "-A small -s 10.0.0.4 -j DROP\nCOMMIT\n";
+
+} // namespace
+
+TEST_CASE("reads: a command on one chain reads that chain", "[reads]") {
+  test::FakeKernel k;
+  REQUIRE(restore(k, kTable, false) == 0);
+  const int tables = k.table_reads;
+  REQUIRE(restore(k,
+                  "*filter\n-D small -s 10.0.0.3 -j DROP\n-I small 1 -s "
+                  "10.0.0.5 -j DROP\n-C small -s 10.0.0.5 -j DROP\nCOMMIT\n",
+                  true) == 0);
+  CHECK(k.table_reads == tables);
+  CHECK(k.chain_reads == 1);
+  const auto &small = k.tables().at({NFPROTO_IPV4, "filter"}).chains[2];
+  REQUIRE(small.name == "small");
+  CHECK(small.rules.size() == 2);
+  // Every chain: the table.
+  REQUIRE(restore(k, "*filter\n-Z\nCOMMIT\n", true) == 0);
+  CHECK(k.table_reads == tables + 1);
+}
+
+TEST_CASE("reads: -v of a replaced table reads its chains, not its rules",
+          "[reads]") {
+  test::FakeKernel k;
+  REQUIRE(restore(k, kTable, false) == 0);
+  const int tables = k.table_reads, lists = k.chain_list_reads;
+  REQUIRE(restore(k, kTable, false, 1) == 0);
+  CHECK(k.table_reads == tables);
+  CHECK(k.chain_list_reads == lists + 1);
+}
