@@ -7,23 +7,10 @@ namespace {
 
 // The block's lines read again into the writer, all but the COMMIT, which
 // the loop asks for itself.
-class AllButCommit : public BlockSink {
+class AllButCommit : public ToWriter {
 public:
-  explicit AllButCommit(RestoreWriter &writer) : writer_(writer) {}
-  void begin(const std::string &table, const Location &loc) override {
-    writer_.begin(table, loc);
-  }
-  void declare(ChainDecl &&decl) override { writer_.declare(std::move(decl)); }
-  void command(Command &&cmd) override { writer_.command(std::move(cmd)); }
-  void append_basic(const BasicAppend &a) override { writer_.append_basic(a); }
-  bool takes_unparsed(std::string_view line, int lineno,
-                      uint64_t hash) override {
-    return writer_.takes_unparsed(line, lineno, hash);
-  }
+  using ToWriter::ToWriter;
   void commit(const Location &) override {}
-
-private:
-  RestoreWriter &writer_;
 };
 
 } // namespace

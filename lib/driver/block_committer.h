@@ -10,10 +10,10 @@
 
 namespace fastrestore {
 
-class BlockCommitter : public BlockSink {
+// Hands a block's entries to the writer; its COMMIT is a subclass's.
+class ToWriter : public BlockSink {
 public:
-  BlockCommitter(RestoreWriter &writer, const BlockSource &text)
-      : writer_(writer), text_(text) {}
+  explicit ToWriter(RestoreWriter &writer) : writer_(writer) {}
 
   void begin(const std::string &table, const Location &loc) override {
     writer_.begin(table, loc);
@@ -25,10 +25,18 @@ public:
                       uint64_t hash) override {
     return writer_.takes_unparsed(line, lineno, hash);
   }
+
+protected:
+  RestoreWriter &writer_;
+};
+
+class BlockCommitter : public ToWriter {
+public:
+  BlockCommitter(RestoreWriter &writer, const BlockSource &text)
+      : ToWriter(writer), text_(text) {}
   void commit(const Location &loc) override;
 
 private:
-  RestoreWriter &writer_;
   const BlockSource &text_;
 };
 

@@ -29,11 +29,9 @@ void restore(nft::Transport &t, const Step &s) {
   cfg.family = s.family;
   cfg.noflush = s.noflush;
   cfg.counters = s.counters;
-  const int fd = test::input_fd(s.text);
-  std::ostringstream err;
-  const int rc = run_restore(fd, cfg, &t, err);
-  close(fd);
-  INFO(s.text << err.str());
+  std::string err;
+  const int rc = test::restore_text(t, s.text, cfg, &err);
+  INFO(s.text << err);
   REQUIRE(rc == 0);
 }
 

@@ -192,19 +192,46 @@ private:
     return nullptr;
   }
 
-  int new_chain(const nlmsghdr *nlh) {
-    ChainPtr c(nftnl_chain_alloc());
-    if (nftnl_chain_nlmsg_parse(nlh, c.get()) < 0)
+  // A chain or rule message, parsed: its table (null when the table
+  // does not exist), and the chain it names.
+  struct ChainMessage {
+    ChainPtr c{nftnl_chain_alloc()};
+    Table *table = nullptr;
+    std::string name;
+    uint64_t handle = 0; // 0: none given
+  };
+  struct RuleMessage {
+    RulePtr r{nftnl_rule_alloc()};
+    Table *table = nullptr;
+    std::string chain;
+  };
+
+  // 0, or the errno for a message that does not parse or names no table.
+  int parse(const nlmsghdr *nlh, ChainMessage &m) {
+    if (nftnl_chain_nlmsg_parse(nlh, m.c.get()) < 0)
       return EINVAL;
-    Table *t = table(str_or(nftnl_chain_get_str(c.get(), NFTNL_CHAIN_TABLE)));
-    if (t == nullptr)
-      return ENOENT;
-    const std::string name =
-        str_or(nftnl_chain_get_str(c.get(), NFTNL_CHAIN_NAME));
-    const uint64_t handle =
-        nftnl_chain_is_set(c.get(), NFTNL_CHAIN_HANDLE)
-            ? nftnl_chain_get_u64(c.get(), NFTNL_CHAIN_HANDLE)
-            : 0;
+    m.table = table(str_or(nftnl_chain_get_str(m.c.get(), NFTNL_CHAIN_TABLE)));
+    m.name = str_or(nftnl_chain_get_str(m.c.get(), NFTNL_CHAIN_NAME));
+    if (nftnl_chain_is_set(m.c.get(), NFTNL_CHAIN_HANDLE))
+      m.handle = nftnl_chain_get_u64(m.c.get(), NFTNL_CHAIN_HANDLE);
+    return m.table == nullptr ? ENOENT : 0;
+  }
+  int parse(const nlmsghdr *nlh, RuleMessage &m) {
+    if (nftnl_rule_nlmsg_parse(nlh, m.r.get()) < 0)
+      return EINVAL;
+    m.table = table(str_or(nftnl_rule_get_str(m.r.get(), NFTNL_RULE_TABLE)));
+    m.chain = str_or(nftnl_rule_get_str(m.r.get(), NFTNL_RULE_CHAIN));
+    return m.table == nullptr ? ENOENT : 0;
+  }
+
+  int new_chain(const nlmsghdr *nlh) {
+    ChainMessage m;
+    if (const int err = parse(nlh, m))
+      return err;
+    Table *t = m.table;
+    const std::string &name = m.name;
+    const uint64_t handle = m.handle;
+    nftnl_chain *c = m.c.get();
     Chain *have = find(*t, name, handle);
     if (handle != 0 && have == nullptr)
       return ENOENT;
@@ -212,25 +239,25 @@ private:
       return EEXIST;
     const bool made = have == nullptr;
     if (made) {
-      Chain c;
-      c.handle = t->next_handle++;
-      c.name = name;
-      c.message.assign(reinterpret_cast<const char *>(nlh), nlh->nlmsg_len);
-      t->chains.push_back(std::move(c));
+      Chain fresh;
+      fresh.handle = t->next_handle++;
+      fresh.name = name;
+      fresh.message.assign(reinterpret_cast<const char *>(nlh), nlh->nlmsg_len);
+      t->chains.push_back(std::move(fresh));
       have = &t->chains.back();
     } else if (handle != 0 && have->name != name) {
       if (find(*t, name, 0) != nullptr)
         return EEXIST;
       have->name = name; // renamed
     }
-    if (nftnl_chain_is_set(c.get(), NFTNL_CHAIN_POLICY)) {
+    if (nftnl_chain_is_set(c, NFTNL_CHAIN_POLICY)) {
       have->has_policy = true;
-      have->policy = nftnl_chain_get_u32(c.get(), NFTNL_CHAIN_POLICY);
+      have->policy = nftnl_chain_get_u32(c, NFTNL_CHAIN_POLICY);
     }
-    if (nftnl_chain_is_set(c.get(), NFTNL_CHAIN_PACKETS)) {
+    if (nftnl_chain_is_set(c, NFTNL_CHAIN_PACKETS)) {
       have->counters = true;
-      have->packets = nftnl_chain_get_u64(c.get(), NFTNL_CHAIN_PACKETS);
-      have->bytes = nftnl_chain_get_u64(c.get(), NFTNL_CHAIN_BYTES);
+      have->packets = nftnl_chain_get_u64(c, NFTNL_CHAIN_PACKETS);
+      have->bytes = nftnl_chain_get_u64(c, NFTNL_CHAIN_BYTES);
     }
     if (made && (nlh->nlmsg_flags & NLM_F_ECHO))
       echoes_.push_back(dumped_chain(*have, family_));
@@ -238,18 +265,11 @@ private:
   }
 
   int del_chain(const nlmsghdr *nlh) {
-    ChainPtr c(nftnl_chain_alloc());
-    if (nftnl_chain_nlmsg_parse(nlh, c.get()) < 0)
-      return EINVAL;
-    Table *t = table(str_or(nftnl_chain_get_str(c.get(), NFTNL_CHAIN_TABLE)));
-    if (t == nullptr)
-      return ENOENT;
-    const uint64_t handle =
-        nftnl_chain_is_set(c.get(), NFTNL_CHAIN_HANDLE)
-            ? nftnl_chain_get_u64(c.get(), NFTNL_CHAIN_HANDLE)
-            : 0;
-    Chain *have = find(
-        *t, str_or(nftnl_chain_get_str(c.get(), NFTNL_CHAIN_NAME)), handle);
+    ChainMessage m;
+    if (const int err = parse(nlh, m))
+      return err;
+    Table *t = m.table;
+    Chain *have = find(*t, m.name, m.handle);
     if (have == nullptr)
       return ENOENT;
     // (Its rules go with it; the kernel's EBUSY for a chain still jumped
@@ -267,31 +287,28 @@ private:
   }
 
   int new_rule(const nlmsghdr *nlh) {
-    RulePtr r(nftnl_rule_alloc());
-    if (nftnl_rule_nlmsg_parse(nlh, r.get()) < 0)
-      return EINVAL;
-    Table *t = table(str_or(nftnl_rule_get_str(r.get(), NFTNL_RULE_TABLE)));
-    if (t == nullptr)
-      return ENOENT;
-    Chain *c =
-        find(*t, str_or(nftnl_rule_get_str(r.get(), NFTNL_RULE_CHAIN)), 0);
+    RuleMessage m;
+    if (const int err = parse(nlh, m))
+      return err;
+    Table *t = m.table;
+    nftnl_rule *r = m.r.get();
+    Chain *c = find(*t, m.chain, 0);
     if (c == nullptr)
       return ENOENT;
     const uint16_t flags = nlh->nlmsg_flags;
     size_t pos; // insert before this index
     bool replace = false;
     if (flags & NLM_F_REPLACE) {
-      pos = at(*c, nftnl_rule_get_u64(r.get(), NFTNL_RULE_HANDLE));
+      pos = at(*c, nftnl_rule_get_u64(r, NFTNL_RULE_HANDLE));
       if (pos == c->rules.size())
         return ENOENT;
       replace = true;
     } else {
       uint64_t ref = 0;
-      if (nftnl_rule_is_set(r.get(), NFTNL_RULE_POSITION)) {
-        ref = nftnl_rule_get_u64(r.get(), NFTNL_RULE_POSITION);
-      } else if (nftnl_rule_is_set(r.get(), NFTNL_RULE_POSITION_ID)) {
-        auto id =
-            ids_.find(nftnl_rule_get_u32(r.get(), NFTNL_RULE_POSITION_ID));
+      if (nftnl_rule_is_set(r, NFTNL_RULE_POSITION)) {
+        ref = nftnl_rule_get_u64(r, NFTNL_RULE_POSITION);
+      } else if (nftnl_rule_is_set(r, NFTNL_RULE_POSITION_ID)) {
+        auto id = ids_.find(nftnl_rule_get_u32(r, NFTNL_RULE_POSITION_ID));
         if (id == ids_.end())
           return ENOENT;
         ref = id->second;
@@ -309,14 +326,14 @@ private:
     // (A replacement keeps the handle of the rule it replaces.)
     Rule made;
     made.handle = replace ? c->rules[pos].handle : t->next_handle++;
-    if (nftnl_rule_is_set(r.get(), NFTNL_RULE_ID))
-      ids_[nftnl_rule_get_u32(r.get(), NFTNL_RULE_ID)] = made.handle;
+    if (nftnl_rule_is_set(r, NFTNL_RULE_ID))
+      ids_[nftnl_rule_get_u32(r, NFTNL_RULE_ID)] = made.handle;
     // Kept as set: without what only places it.
     for (uint16_t a : {NFTNL_RULE_HANDLE, NFTNL_RULE_POSITION,
                        NFTNL_RULE_POSITION_ID, NFTNL_RULE_ID})
-      nftnl_rule_unset(r.get(), a);
-    made.message = message_of(NFT_MSG_NEWRULE, family_, [&](nlmsghdr *m) {
-      nftnl_rule_nlmsg_build_payload(m, r.get());
+      nftnl_rule_unset(r, a);
+    made.message = message_of(NFT_MSG_NEWRULE, family_, [&](nlmsghdr *out) {
+      nftnl_rule_nlmsg_build_payload(out, r);
     });
     if (replace)
       c->rules[pos] = made;
@@ -330,14 +347,12 @@ private:
   }
 
   int del_rule(const nlmsghdr *nlh) {
-    RulePtr r(nftnl_rule_alloc());
-    if (nftnl_rule_nlmsg_parse(nlh, r.get()) < 0)
-      return EINVAL;
-    Table *t = table(str_or(nftnl_rule_get_str(r.get(), NFTNL_RULE_TABLE)));
-    if (t == nullptr)
-      return ENOENT;
-    const std::string chain =
-        str_or(nftnl_rule_get_str(r.get(), NFTNL_RULE_CHAIN));
+    RuleMessage m;
+    if (const int err = parse(nlh, m))
+      return err;
+    Table *t = m.table;
+    nftnl_rule *r = m.r.get();
+    const std::string &chain = m.chain;
     if (chain.empty()) { // every chain of the table flushed
       for (Chain &c : t->chains)
         c.rules.clear();
@@ -347,10 +362,10 @@ private:
     if (c == nullptr)
       return ENOENT;
     uint64_t handle = 0;
-    if (nftnl_rule_is_set(r.get(), NFTNL_RULE_HANDLE)) {
-      handle = nftnl_rule_get_u64(r.get(), NFTNL_RULE_HANDLE);
-    } else if (nftnl_rule_is_set(r.get(), NFTNL_RULE_ID)) {
-      auto id = ids_.find(nftnl_rule_get_u32(r.get(), NFTNL_RULE_ID));
+    if (nftnl_rule_is_set(r, NFTNL_RULE_HANDLE)) {
+      handle = nftnl_rule_get_u64(r, NFTNL_RULE_HANDLE);
+    } else if (nftnl_rule_is_set(r, NFTNL_RULE_ID)) {
+      auto id = ids_.find(nftnl_rule_get_u32(r, NFTNL_RULE_ID));
       if (id == ids_.end())
         return ENOENT;
       handle = id->second;

@@ -4,6 +4,7 @@
 #include <libnftnl/rule.h>
 
 #include <memory>
+#include <sstream>
 #include <stdexcept>
 
 #include <sys/mman.h>
@@ -11,6 +12,7 @@
 
 #include "fastrestore/lexer.h"
 #include "fastrestore/nft_rule.h"
+#include "fastrestore/restore.h"
 #include "fastrestore/tables.h"
 
 namespace fastrestore::test {
@@ -108,6 +110,16 @@ int input_fd(const std::string &text) {
     throw std::runtime_error("input_fd: no memfd");
   lseek(fd, 0, SEEK_SET);
   return fd;
+}
+
+int restore_text(nft::Transport &transport, const std::string &text,
+                 const RestoreConfig &cfg, std::string *err) {
+  const int fd = input_fd(text);
+  std::ostringstream out;
+  const int rc = run_restore(fd, cfg, &transport, out);
+  close(fd);
+  *err = out.str();
+  return rc;
 }
 
 Diagnostic parse_error(const std::string &line, Family family,

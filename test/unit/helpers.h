@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "fastrestore/ir.h"
+#include "fastrestore/nft_transport.h"
 #include "fastrestore/plan.h"
+#include "fastrestore/restore_options.h"
 #include "fastrestore/xt_parser.h"
 
 namespace fastrestore::test {
@@ -52,5 +54,9 @@ KernelAccess kernel_with(const KernelChain &user, int *reads = nullptr);
 
 // A file descriptor reading `text` from its start (a memfd).
 int input_fd(const std::string &text);
+
+// run_restore of `text` into `transport`; its messages go to *err.
+int restore_text(nft::Transport &transport, const std::string &text,
+                 const RestoreConfig &cfg, std::string *err);
 
 } // namespace fastrestore::test

@@ -38,12 +38,10 @@ int restore(test::FakeKernel &k, const std::string &text, bool incremental,
   RestoreConfig cfg;
   cfg.incremental = incremental;
   cfg.noflush = noflush;
-  const int fd = test::input_fd(text);
-  std::ostringstream err;
-  const int rc = run_restore(fd, cfg, &k, err);
-  close(fd);
-  INFO(err.str());
-  CHECK(err.str().empty());
+  std::string err;
+  const int rc = test::restore_text(k, text, cfg, &err);
+  INFO(err);
+  CHECK(err.empty());
   return rc;
 }
 

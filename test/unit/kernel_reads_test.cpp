@@ -22,11 +22,9 @@ int restore(test::FakeKernel &k, const std::string &text, bool noflush,
   RestoreConfig cfg;
   cfg.noflush = noflush;
   cfg.verbose = verbose;
-  const int fd = test::input_fd(text);
-  std::ostringstream err;
-  const int rc = run_restore(fd, cfg, &k, err);
-  close(fd);
-  INFO(err.str());
+  std::string err;
+  const int rc = test::restore_text(k, text, cfg, &err);
+  INFO(err);
   return rc;
 }
 
