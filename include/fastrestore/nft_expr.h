@@ -1,11 +1,12 @@
 // Writers for the nf_tables expressions iptables-nft emits, straight into a
-// netlink message (no per-expression allocation).
+// netlink message (no per-expression allocation): lib/expr, below the
+// extension units and the nf_tables backend, which both write through it.
 //
 // Each call appends one NFTA_LIST_ELEM to the rule's NFTA_RULE_EXPRESSIONS
 // nest, with the attributes, register use and attribute order libnftnl 1.2
 // produces for iptables-nft 1.8.9 (all loads into NFT_REG_1, verdicts into
 // the verdict register), so the kernel ends up with the same rule whichever
-// tool loaded it. test/unit/encode_test.cpp checks the bytes against
+// tool loaded it. test/unit/expr_test.cpp checks the bytes against
 // libnftnl's own encoding.
 #pragma once
 
