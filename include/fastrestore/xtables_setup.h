@@ -15,19 +15,21 @@
 
 namespace fastrestore {
 
-// Makes libxtables serve `family`. For ip and ip6: iptables' globals (the
-// first call initialises libxtables, later ones switch the family), with
-// revision questions answered by `probe`, which it keeps. For the bridge:
-// ebtables' globals, and the ebtables extensions loaded up front (once);
-// `probe` is not used. Throws Error when libxtables cannot be set up.
+// Makes libxtables serve `family` (the first call of the process
+// initialises libxtables, later ones switch the family). For ip and ip6:
+// iptables' globals, with revision questions answered by `probe`, which
+// it keeps. For the bridge: ebtables' globals, and the ebtables extensions
+// loaded up front (once); `probe` is not used. Throws Error when
+// libxtables cannot be set up.
 void use_xtables(Family family, std::unique_ptr<RevisionProbe> probe);
 
 // One family per process in practice: libxtables opens each extension
 // library once and registers its plugins with the family live at that
-// moment, so once the bridge's extensions are loaded, ip rules cannot use
-// the libraries they share (limit, LOG: "Couldn't load match", "unknown
-// option"). Every program and save serves one family; the unit tests run
-// each case in a process of its own (ctest).
+// moment; libxt_limit registers for ip and for bridge at once, and
+// libxtables keeps the variant of the family that asks first (the bridge
+// loader then finds its own by family). Every program and save serves
+// one family; the unit tests serve all three in one process, ip first
+// (test/unit/main.cpp).
 //
 // Makes libxtables serve `family` again, with the globals use_xtables set
 // up for it (and the probe it was last given): two stores, cheap enough for

@@ -80,23 +80,34 @@ void throw_plugin_failure(enum xtables_exittype status, const char *fmt,
   throw PluginFailure{static_cast<int>(status), s.substr(i), buf};
 }
 
+namespace {
+
+// libxtables set up once a process, whichever family comes first: setting
+// it up again would also empty its hash of the names it found no target
+// of, losing (and leaking) what it holds. Later calls switch the family.
+void set_up(xtables_globals *globals, uint8_t proto) {
+  if (g_initialised) {
+    xtables_set_params(globals);
+    xtables_set_nfproto(proto);
+    return;
+  }
+  if (xtables_init_all(globals, proto) < 0)
+    throw Error({{}, "failed to initialise libxtables", ExitCode::format});
+  g_initialised = true;
+}
+
+} // namespace
+
 void use_xtables(Family family, std::unique_ptr<RevisionProbe> probe) {
   if (family == Family::bridge) {
-    xtables_init_all(&eb::g_eb, NFPROTO_BRIDGE);
+    set_up(&eb::g_eb, NFPROTO_BRIDGE);
     eb::load_all();
     return;
   }
   static std::unique_ptr<RevisionProbe> owned;
   owned = std::move(probe);
   g_probe = owned.get();
-  uint8_t proto = family == Family::ipv4 ? NFPROTO_IPV4 : NFPROTO_IPV6;
-  if (!g_initialised) {
-    if (xtables_init_all(&g_globals, proto) < 0)
-      throw Error({{}, "failed to initialise libxtables", ExitCode::format});
-    g_initialised = true;
-  } else {
-    switch_xtables(family);
-  }
+  set_up(&g_globals, family == Family::ipv4 ? NFPROTO_IPV4 : NFPROTO_IPV6);
 }
 
 void switch_xtables(Family family) {
