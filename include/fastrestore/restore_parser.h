@@ -44,14 +44,16 @@ public:
   // directly overrides this.
   virtual void append_basic(const BasicAppend &a) { command(to_command(a)); }
   virtual void commit(const Location &loc) = 0;
-  // A line of the current block, before it is parsed: true when the sink
-  // takes it as it is (--incremental: a line known unchanged from the
-  // state journal), and the parser is not to see it. `hash` is the line's
-  // hash64 when the reader made it already (else 0).
-  virtual bool takes_unparsed(std::string_view /*line*/, int /*lineno*/,
-                              uint64_t /*hash*/) {
-    return false;
-  }
+};
+
+// In front of the parser (--incremental): each line of a block, before
+// it is parsed; true when the filter takes it as it is (a line known
+// unchanged from the state journal), and the parser is not to see it.
+// `hash` is the line's hash64 when the reader made it already (else 0).
+class LineFilter {
+public:
+  virtual ~LineFilter() = default;
+  virtual bool takes(std::string_view line, int lineno, uint64_t hash) = 0;
 };
 
 // A sink that collects whole blocks.
@@ -86,11 +88,11 @@ public:
   // COMMIT or a new table is the block's.
   bool in_block() const { return in_table_ && !skipping_; }
   // Offers `line`, a line of a block being read other than its COMMIT, to
-  // `to` (BlockSink::takes_unparsed) before it is fed; true when `to` took
-  // it, and the line is then not to be fed. A user chain's declaration
-  // taken is still announced to the rule parser (a later `-j NAME` jumps
-  // to that chain). `hash`: the line's hash64, when known (else 0).
-  bool hand_over(std::string_view line, int lineno, BlockSink &to,
+  // `to` before it is fed; true when `to` took it, and the line is then
+  // not to be fed. A user chain's declaration taken is still announced to
+  // the rule parser (a later `-j NAME` jumps to that chain). `hash`: the
+  // line's hash64, when known (else 0).
+  bool hand_over(std::string_view line, int lineno, LineFilter &to,
                  uint64_t hash = 0);
   // With implicit_commit: whether `line` (a table line while a table is
   // open) commits the open table; end_table() does it.

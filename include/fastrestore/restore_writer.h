@@ -55,6 +55,10 @@ public:
   // Throws Error when one of them is refused.
   virtual void input_failed() {}
 
+  // --incremental: the filter of the lines the state journal knows, which
+  // the driver consults before the parser (null: none).
+  virtual LineFilter *line_filter() { return nullptr; }
+
   // --incremental with --optimize (optimize_sink.h), for the block begun
   // last: the sets the state journal's current record of its table says
   // its rules match (nullptr: no such record), and the sets its rules

@@ -21,10 +21,6 @@ public:
   void declare(ChainDecl &&decl) override { writer_.declare(std::move(decl)); }
   void command(Command &&cmd) override { writer_.command(std::move(cmd)); }
   void append_basic(const BasicAppend &a) override { writer_.append_basic(a); }
-  bool takes_unparsed(std::string_view line, int lineno,
-                      uint64_t hash) override {
-    return writer_.takes_unparsed(line, lineno, hash);
-  }
 
 protected:
   RestoreWriter &writer_;

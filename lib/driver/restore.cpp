@@ -149,12 +149,13 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
     std::unique_ptr<StatsSink> stats;
     committer = std::make_unique<BlockCommitter>(*writer, *source);
     BlockSink *sink = committer.get();
-    // (--optimize sees every line: none is handed over unparsed.)
-    BlockSink *hand_to = committer.get();
+    // --incremental: the lines the journal knows are taken before the
+    // parser sees them (--optimize sees every line: none is taken).
+    LineFilter *known = cfg.optimize ? nullptr : writer->line_filter();
     if (cfg.optimize) {
       optimize =
           std::make_unique<OptimizeSink>(*committer, *writer, xt, cfg, err);
-      sink = hand_to = optimize.get();
+      sink = optimize.get();
       source->set_optimize(optimize.get());
     }
     if (cfg.stats) {
@@ -196,7 +197,8 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
         text.reset();
       text.add(lineno, line,
                prescan ? prescan->line_offset() : reader->line_offset());
-      if (parser.hand_over(line, lineno, *hand_to,
+      if (known != nullptr &&
+          parser.hand_over(line, lineno, *known,
                            prescan ? prescan->line_hash() : 0))
         continue;
       parser.feed(line, lineno, pre);

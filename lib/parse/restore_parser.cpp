@@ -238,9 +238,9 @@ void RestoreParser::begin_table(std::string_view line, int lineno) {
               Location{lineno, col, col + static_cast<int>(name.size()) - 1});
 }
 
-bool RestoreParser::hand_over(std::string_view line, int lineno, BlockSink &to,
+bool RestoreParser::hand_over(std::string_view line, int lineno, LineFilter &to,
                               uint64_t hash) {
-  if (!in_block() || line == "COMMIT" || !to.takes_unparsed(line, lineno, hash))
+  if (!in_block() || line == "COMMIT" || !to.takes(line, lineno, hash))
     return false;
   if (line.empty() || line.front() != ':')
     return true;

@@ -166,10 +166,7 @@ public:
     }
   }
 
-  bool takes_unparsed(std::string_view line, int lineno,
-                      uint64_t hash) override {
-    return incremental_ && incremental_->takes_unparsed(line, lineno, hash);
-  }
+  LineFilter *line_filter() override { return incremental_.get(); }
 
   void declare(ChainDecl &&d) override {
     add(Block::Entry{std::move(d), std::nullopt});

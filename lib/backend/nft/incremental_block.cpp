@@ -54,8 +54,7 @@ public:
     begin_journal(on);
   }
 
-  bool takes_unparsed(std::string_view line, int lineno,
-                      uint64_t given) override {
+  bool takes(std::string_view line, int lineno, uint64_t given) override {
     // Each line's hash and kind, kept for the record (note_lines). The
     // whole block may be the one recorded: its hash is made as the lines
     // go by (the record's lines taken unparsed all the same, so that
@@ -578,7 +577,7 @@ private:
   // block's start for the generation the block is sent with, and the
   // block's rule lines that it knows by their text (parsed under the same
   // fingerprint, no host name looked up), which the driver then hands over
-  // unparsed (takes_unparsed).
+  // unparsed (takes).
   void begin_journal(bool on) {
     speculating_ = false;
     if (!parse_all_) {
@@ -879,7 +878,7 @@ private:
     const int first = text_.first();
     const int last = first + text_.count() - 1; // the COMMIT line
     // Every line's hash and kind: made while the block was read
-    // (takes_unparsed saw each line between the table's and COMMIT), or
+    // (takes saw each line between the table's and COMMIT), or
     // else now, from the block's text read again.
     const size_t count = static_cast<size_t>(text_.count());
     seen_.resize(count);
@@ -892,7 +891,7 @@ private:
         if (unseen(s))
           s = {hash64(l), line_kind(l)};
       });
-    // The block's hash, as takes_unparsed makes it, when loading the block
+    // The block's hash, as takes makes it, when loading the block
     // again would leave the table as it is: no counters given, no host
     // name looked up, no line saying something that is not hashed.
     uint64_t block = block_seed();

@@ -22,7 +22,7 @@
 
 namespace fastrestore::nft {
 
-class IncrementalBlock {
+class IncrementalBlock : public LineFilter {
 public:
   virtual ~IncrementalBlock() = default;
 
@@ -30,9 +30,8 @@ public:
   // (else the block's journal state is only cleared).
   virtual void begin(const std::string &table, const Location &loc,
                      bool on) = 0;
-  // BlockSink::takes_unparsed for the writer.
-  virtual bool takes_unparsed(std::string_view line, int lineno,
-                              uint64_t hash) = 0;
+  // (LineFilter::takes: each line of the block before it is parsed, the
+  // ones the journal knows taken.)
   // Whether the block so far declared user chain `chain` on a line taken
   // unparsed.
   virtual bool declared_unparsed(std::string_view chain) const = 0;
