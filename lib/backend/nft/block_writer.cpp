@@ -24,6 +24,7 @@
 #include "fastrestore/stats.h"
 #include "fastrestore/tables.h"
 #include "incremental_block.h"
+#include "kernel_view.h"
 
 namespace fastrestore::nft {
 namespace {
@@ -47,11 +48,9 @@ public:
                                       cfg.verbose > 0, out, cfg.all_or_nothing);
     coalescer_ = group_.get();
     if (incremental())
-      incremental_ = make_incremental_block(cfg, transport, block, batch_,
-                                            needs_model_, [this] {
-                                              note_generation();
-                                              return *genid_;
-                                            });
+      incremental_ =
+          make_incremental_block(cfg, transport, block, batch_, needs_model_,
+                                 [this]() -> KernelView & { return *view_; });
   }
 
   bool holds_blocks() const override { return coalescer_ != nullptr; }
@@ -98,18 +97,24 @@ public:
       else
         coalescer_->flush();
     }
+    // What the kernel holds is read after the pending blocks are in.
+    view_.emplace(transport_, nfproto_of(cfg_.family), table,
+                  [this, table, hold] {
+                    if (hold && coalescer_->pending_table(table))
+                      refuse_held_read(table);
+                    if (coalescer_ != nullptr && !hold)
+                      coalescer_->flush();
+                  });
     KernelAccess kernel;
-    if (transport_ != nullptr) {
-      // What the kernel holds is read after the pending blocks are in.
+    if (view_->reachable()) {
       // (A chain at a time: a command on one chain reads that chain.)
-      kernel.read_chains = [this, table,
-                            hold](const std::vector<std::string> &names) {
-        before_read(table, hold);
-        return transport_->read_chains(batch_->family(), table, names);
+      kernel.read_chains = [this](const std::vector<std::string> &names) {
+        planner_read_ = true;
+        return view_->chains(names);
       };
-      kernel.read = [this, table, hold] {
-        before_read(table, hold);
-        return transport_->read_table(batch_->family(), table);
+      kernel.read = [this] {
+        planner_read_ = true;
+        return view_->table();
       };
       kernel.chain_exists = [this, table, hold](const std::string &chain) {
         const std::string key = chain_key(chain);
@@ -121,7 +126,7 @@ public:
         // the kernel itself (a chain made twice, or gone, is an error).
         if (coalescer_ != nullptr && !hold)
           coalescer_->flush();
-        bool found = transport_->chain_exists(batch_->family(), table, chain);
+        bool found = view_->chain_exists(chain);
         if (found && coalescer_ != nullptr)
           coalescer_->note_chain(key);
         return found;
@@ -139,16 +144,11 @@ public:
     eb_policies_.begin(table);
     batch_ = std::make_unique<Batch>(cfg_.family, id_base_);
     cur_loc_ = loc;
-    genid_.reset();
     verbose_whole_ = false;
     const bool preamble =
         cfg_.verbose && !cfg_.noflush && transport_ != nullptr;
-    if (preamble) {
-      if (hold && coalescer_->pending_table(table))
-        refuse_held_read(table);
-      note_generation();
+    if (preamble)
       verbose_preamble(table, loc);
-    }
     // With --incremental the preamble only prints: the block is planned
     // as a replacement.
     if (!preamble || incremental())
@@ -232,12 +232,13 @@ private:
       // Small blocks join the group (with their lines, for a message);
       // with --all-or-nothing every block does.
       const bool hold = coalescer_ != nullptr && coalescer_->holds_all();
-      if (hold && genid_)
-        coalescer_->note_generation(*genid_);
+      const std::optional<uint32_t> &genid = view_->noted();
+      if (hold && genid)
+        coalescer_->note_generation(*genid);
       // A block planned from what the kernel holds goes alone, sent with
       // the generation it read (see retry_block).
       if (coalescer_ != nullptr &&
-          (hold || (cfg_.noflush && !genid_ && text_.count() <= 1000))) {
+          (hold || (cfg_.noflush && !genid && text_.count() <= 1000))) {
         std::vector<std::string> lines;
         if (text_.count() <= 1000)
           text_.each(loc_.line, loc.line,
@@ -248,7 +249,7 @@ private:
         if (coalescer_ != nullptr)
           coalescer_->flush();
         try {
-          commit_batch(*batch_, *transport_, genid_ ? &*genid_ : nullptr);
+          commit_batch(*batch_, *transport_, genid ? &*genid : nullptr);
         } catch (const GenerationChanged &) {
           return retry_block(loc);
         }
@@ -383,7 +384,7 @@ private:
   void verbose_preamble(const std::string &table, const Location &loc) {
     bool lines_only = incremental();
     // (The chains alone: their names, handles and policies.)
-    const KernelTable kt = transport_->read_chain_list(batch_->family(), table);
+    const KernelTable kt = view_->chain_list();
     // A base chain that drops stays (emptied) where a replacement would
     // delete it: such a block is sent as iptables-nft sends it.
     if (lines_only && std::any_of(kt.chains.begin(), kt.chains.end(),
@@ -445,24 +446,6 @@ private:
       emit_op(*batch_, op, table, cfg_.family, loc, table_ready_);
   }
 
-  // Before the planner reads the kernel's rules of `table`: the pending
-  // blocks go in first, and the generation is noted.
-  void before_read(const std::string &table, bool hold) {
-    if (hold && coalescer_->pending_table(table))
-      refuse_held_read(table);
-    if (coalescer_ != nullptr && !hold)
-      coalescer_->flush();
-    note_generation();
-    planner_read_ = true;
-  }
-
-  // The generation of the ruleset, read once per block before the first
-  // thing the block reads from the kernel.
-  void note_generation() {
-    if (!genid_ && transport_ != nullptr)
-      genid_ = transport_->generation();
-  }
-
   // The kernel's ruleset changed between reading it and committing (another
   // program committed): nothing was applied. As iptables-nft does, the
   // block is planned again from what the kernel holds now: its lines are
@@ -513,8 +496,8 @@ private:
   bool verbose_whole_ = false; // -v: this block not --incremental
   HeldRefusals refusals_;      // the block's planning refusals, until COMMIT
   EbPolicies eb_policies_{cfg_.noflush};
-  Location cur_loc_;              // the entry being planned
-  std::optional<uint32_t> genid_; // the generation this block read
+  Location cur_loc_;               // the entry being planned
+  std::optional<KernelView> view_; // what this block reads of the kernel
   int retries_ = 0;
   uint32_t id_base_ = 0; // this block's transaction ids start above it
   std::set<std::string> doubtful_tables_; // --all-or-nothing: chains

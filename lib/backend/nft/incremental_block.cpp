@@ -42,9 +42,9 @@ class Incremental : public IncrementalBlock {
 public:
   Incremental(const RestoreConfig &cfg, Transport *transport,
               const BlockSource &text, std::unique_ptr<Batch> &batch,
-              const bool &needs_model, std::function<uint32_t()> generation)
+              const bool &needs_model, std::function<KernelView &()> view)
       : cfg_(cfg), transport_(transport), text_(text), batch_(batch),
-        needs_model_(needs_model), generation_(std::move(generation)) {
+        needs_model_(needs_model), view_(std::move(view)) {
     journal_ = JournalKeeper::open(&journal_off_);
   }
 
@@ -203,7 +203,7 @@ private:
       }
       new_block_ = true; // its own hash goes in the record
     }
-    const uint32_t generation = generation_();
+    const uint32_t generation = view_().generation();
     std::optional<TableState> kernel;
     std::optional<DesiredTable> want;
     bool read = false; // the kernel's side read from the kernel
@@ -230,7 +230,7 @@ private:
     } else if (!kernel) {
       want = desired_table(*batch_);
       if (want && !want->state.chains.empty() && reading_pays(sizes(*want))) {
-        KernelTable kt = transport_->read_table(batch_family(), table_);
+        KernelTable kt = view_().table();
         // A table holding sets or other objects (made with nft) loses
         // them in a replacement: replaced.
         if (kt.exists && kt.use == kt.chains.size())
@@ -404,7 +404,6 @@ private:
                          std::optional<DesiredTable> &want,
                          std::optional<TableState> &partly) {
     PhaseStats &stats = phase_stats();
-    const uint32_t family = batch_family();
     const auto named = noflush_chains(*batch_);
     std::vector<std::pair<size_t, bool>> sizes;
     size_t rules = 0;
@@ -419,7 +418,7 @@ private:
       return false;
     };
     if (!sizes.empty() && reading_pays(sizes)) {
-      KernelTable kt = transport_->read_table(family, table_);
+      KernelTable kt = view_().table();
       if (!kt.exists)
         return missing();
       if (kt.use != kt.chains.size())
@@ -443,7 +442,7 @@ private:
       if (it == named.end() || !it->second.emptied)
         bases.emplace_back(b->name);
     }
-    const KernelTable some = transport_->read_chains(family, table_, bases);
+    const KernelTable some = view_().chains(bases);
     if (!some.exists)
       return missing();
     partly = kernel_side(some);
@@ -504,8 +503,7 @@ private:
     if (!after)
       return keep_journal(generation, true, nullptr, nullptr, {});
     phase_stats().state_source = "reading the chains the block leaves";
-    const KernelTable now = transport_->read_chains(batch_family(), table_, {});
-    if (now.use != after->state.chains.size()) {
+    if (view_().use_now() != after->state.chains.size()) {
       phase_stats().journal_note =
           "not kept: the table holds chains the block does not name";
       return keep_journal(generation, true, nullptr, nullptr, {});
@@ -597,7 +595,7 @@ private:
     if (!on || journal_ == nullptr)
       return;
     seen_lookups_ = name_lookups();
-    const uint32_t generation = generation_();
+    const uint32_t generation = view_().generation();
     journal_why_.clear();
     if (carried_ && carried_generation_ == generation)
       journal_state_ = std::move(carried_);
@@ -966,9 +964,9 @@ private:
   const RestoreConfig &cfg_;
   Transport *transport_;
   const BlockSource &text_;
-  std::unique_ptr<Batch> &batch_; // the writer's
-  const bool &needs_model_;       // the writer's
-  std::function<uint32_t()> generation_;
+  std::unique_ptr<Batch> &batch_;      // the writer's
+  const bool &needs_model_;            // the writer's
+  std::function<KernelView &()> view_; // the block's reads
   std::string table_;
   Location loc_;
   std::unique_ptr<JournalKeeper> journal_; // --incremental
@@ -1024,9 +1022,9 @@ std::unique_ptr<IncrementalBlock>
 make_incremental_block(const RestoreConfig &cfg, Transport *transport,
                        const BlockSource &text, std::unique_ptr<Batch> &batch,
                        const bool &needs_model,
-                       std::function<uint32_t()> generation) {
+                       std::function<KernelView &()> view) {
   return std::make_unique<Incremental>(cfg, transport, text, batch, needs_model,
-                                       std::move(generation));
+                                       std::move(view));
 }
 
 } // namespace fastrestore::nft

@@ -19,6 +19,7 @@
 #include "fastrestore/plan.h"
 #include "fastrestore/restore_parser.h"
 #include "fastrestore/restore_writer.h"
+#include "kernel_view.h"
 
 namespace fastrestore::nft {
 
@@ -59,14 +60,14 @@ public:
   virtual void block_ended() = 0;
 };
 
-// `batch` and
-// `needs_model` are the writer's current batch, and whether it plans the
-// block as a whole; `generation` gives the ruleset generation the block
-// reads and is sent with.
+// `batch` and `needs_model` are the writer's current batch, and whether it
+// plans the block as a whole; `view` gives the block's reads of the
+// kernel (kernel_view.h), the ruleset generation the block is sent with
+// among them. `transport` sends.
 std::unique_ptr<IncrementalBlock>
 make_incremental_block(const RestoreConfig &cfg, Transport *transport,
                        const BlockSource &text, std::unique_ptr<Batch> &batch,
                        const bool &needs_model,
-                       std::function<uint32_t()> generation);
+                       std::function<KernelView &()> view);
 
 } // namespace fastrestore::nft
