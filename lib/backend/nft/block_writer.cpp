@@ -47,7 +47,13 @@ public:
           std::make_unique<Coalescer>(*transport, cfg.coalesce_ms,
                                       cfg.verbose > 0, out, cfg.all_or_nothing);
     coalescer_ = group_.get();
-    if (incremental())
+    held_ = coalescer_ != nullptr && coalescer_->holds_all();
+    // --incremental applies to blocks sent on their own (not held with
+    // other blocks), without -t, not to the ebtables command line (and
+    // not to a -v block that keeps a DROP base chain: verbose_preamble).
+    incremental_run_ = cfg.incremental && !cfg.test && !cfg.command_line &&
+                       transport != nullptr && coalescer_ == nullptr;
+    if (incremental_run_)
       incremental_ =
           make_incremental_block(cfg, transport, block, batch_, needs_model_,
                                  [this]() -> KernelView & { return *view_; });
@@ -56,8 +62,7 @@ public:
   bool holds_blocks() const override { return coalescer_ != nullptr; }
 
   const std::vector<StateSet> *recorded_sets() const override {
-    return incremental_ && incremental() ? incremental_->recorded_sets()
-                                         : nullptr;
+    return incremental_block_ ? incremental_->recorded_sets() : nullptr;
   }
 
   void record_sets(std::vector<StateSet> sets) override {
@@ -66,8 +71,7 @@ public:
   }
 
   int pause_ms() const override {
-    return coalescer_ != nullptr && !coalescer_->holds_all() &&
-                   coalescer_->pending()
+    return coalescer_ != nullptr && !held_ && coalescer_->pending()
                ? coalescer_->wait_ms()
                : -1;
   }
@@ -78,8 +82,7 @@ public:
   }
 
   void input_failed() override {
-    if (coalescer_ != nullptr && !coalescer_->holds_all() &&
-        coalescer_->pending())
+    if (coalescer_ != nullptr && !held_ && coalescer_->pending())
       coalescer_->flush();
   }
 
@@ -87,24 +90,22 @@ public:
     free_left_by_earlier_blocks(); // (process_heap.h)
     table_ = table;
     loc_ = loc;
-    const bool hold = coalescer_ != nullptr && coalescer_->holds_all();
     id_base_ = 0;
     if (coalescer_ != nullptr) {
       // Only --noflush blocks join a group; a table replacement goes alone
       // (with --all-or-nothing every block is held).
-      if (cfg_.noflush || hold)
+      if (cfg_.noflush || held_)
         id_base_ = coalescer_->id_base();
       else
         coalescer_->flush();
     }
     // What the kernel holds is read after the pending blocks are in.
-    view_.emplace(transport_, nfproto_of(cfg_.family), table,
-                  [this, table, hold] {
-                    if (hold && coalescer_->pending_table(table))
-                      refuse_held_read(table);
-                    if (coalescer_ != nullptr && !hold)
-                      coalescer_->flush();
-                  });
+    view_.emplace(transport_, nfproto_of(cfg_.family), table, [this, table] {
+      if (held_ && coalescer_->pending_table(table))
+        refuse_held_read(table);
+      if (coalescer_ != nullptr && !held_)
+        coalescer_->flush();
+    });
     KernelAccess kernel;
     if (view_->reachable()) {
       // (A chain at a time: a command on one chain reads that chain.)
@@ -116,15 +117,15 @@ public:
         planner_read_ = true;
         return view_->table();
       };
-      kernel.chain_exists = [this, table, hold](const std::string &chain) {
+      kernel.chain_exists = [this, table](const std::string &chain) {
         const std::string key = chain_key(chain);
         if (coalescer_ != nullptr && coalescer_->known_chain(key))
           return true;
-        if (hold && doubtful_tables_.count(table))
+        if (held_ && doubtful_tables_.count(table))
           refuse_held_read(table);
         // No generation for this answer: a plan made from it is checked by
         // the kernel itself (a chain made twice, or gone, is an error).
-        if (coalescer_ != nullptr && !hold)
+        if (coalescer_ != nullptr && !held_)
           coalescer_->flush();
         bool found = view_->chain_exists(chain);
         if (found && coalescer_ != nullptr)
@@ -144,20 +145,21 @@ public:
     eb_policies_.begin(table);
     batch_ = std::make_unique<Batch>(cfg_.family, id_base_);
     cur_loc_ = loc;
-    verbose_whole_ = false;
+    // The block's mode, decided here for all of it.
     const bool preamble =
         cfg_.verbose && !cfg_.noflush && transport_ != nullptr;
-    if (preamble)
-      verbose_preamble(table, loc);
+    incremental_block_ = incremental_run_;
+    if (preamble && !verbose_preamble(table, loc))
+      incremental_block_ = false;
     // With --incremental the preamble only prints: the block is planned
     // as a replacement.
-    if (!preamble || incremental())
+    if (!preamble || incremental_block_)
       begin_block(*batch_, table, loc, !cfg_.noflush, table_ready_);
     needs_model_ = false;
     planner_read_ = false;
     refusals_.clear();
     if (incremental_) {
-      incremental_->begin(table, loc, incremental());
+      incremental_->begin(table, loc, incremental_block_);
       // (--noflush asks the kernel for a chain it does not know.)
       if (!cfg_.noflush)
         planner_->declared_unparsed([this](std::string_view chain) {
@@ -216,7 +218,7 @@ private:
       add_eb_policies(*batch_);
       batch_->finish();
     }
-    if (incremental()) {
+    if (incremental_block_) {
       BlockOutcome outcome;
       try {
         outcome = incremental_->commit(id_base_);
@@ -231,14 +233,13 @@ private:
     } else if (!cfg_.test) {
       // Small blocks join the group (with their lines, for a message);
       // with --all-or-nothing every block does.
-      const bool hold = coalescer_ != nullptr && coalescer_->holds_all();
       const std::optional<uint32_t> &genid = view_->noted();
-      if (hold && genid)
+      if (held_ && genid)
         coalescer_->note_generation(*genid);
       // A block planned from what the kernel holds goes alone, sent with
       // the generation it read (see retry_block).
       if (coalescer_ != nullptr &&
-          (hold || (cfg_.noflush && !genid && text_.count() <= 1000))) {
+          (held_ || (cfg_.noflush && !genid && text_.count() <= 1000))) {
         std::vector<std::string> lines;
         if (text_.count() <= 1000)
           text_.each(loc_.line, loc.line,
@@ -257,14 +258,6 @@ private:
     }
     batch_.reset();
     return BlockOutcome::done;
-  }
-
-  // --incremental applies to a block sent on its own (not held with
-  // other blocks), without -t, not to the ebtables command line, and not
-  // to a -v block that keeps a DROP base chain (verbose_preamble).
-  bool incremental() const {
-    return cfg_.incremental && !cfg_.test && !cfg_.command_line &&
-           !verbose_whole_ && transport_ != nullptr && coalescer_ == nullptr;
   }
 
   std::string chain_key(const std::string &chain) const {
@@ -381,19 +374,17 @@ private:
   // them) and the base chains that accept, and keeps base chains whose
   // policy is DROP. The same here, with the same lines on stdout (with
   // --incremental the lines only: the block is planned as a replacement).
-  void verbose_preamble(const std::string &table, const Location &loc) {
-    bool lines_only = incremental();
+  // True when the lines were all (the block stays --incremental).
+  bool verbose_preamble(const std::string &table, const Location &loc) {
+    bool lines_only = incremental_run_;
     // (The chains alone: their names, handles and policies.)
     const KernelTable kt = view_->chain_list();
     // A base chain that drops stays (emptied) where a replacement would
     // delete it: such a block is sent as iptables-nft sends it.
-    if (lines_only && std::any_of(kt.chains.begin(), kt.chains.end(),
-                                  [](const KernelChain &c) {
-                                    return c.base && !c.accept();
-                                  })) {
-      verbose_whole_ = true;
+    if (lines_only &&
+        std::any_of(kt.chains.begin(), kt.chains.end(),
+                    [](const KernelChain &c) { return c.base && !c.accept(); }))
       lines_only = false;
-    }
     const std::vector<const BuiltinChain *> bases =
         chains_in_hook_order(*find_builtin_table(table, cfg_.family));
     std::vector<const KernelChain *> users;
@@ -418,7 +409,7 @@ private:
       printf("Deleting chain `%s'\n", u->name.c_str());
     fflush(stdout);
     if (lines_only)
-      return;
+      return true;
     batch_->add_table(NFT_MSG_NEWTABLE, NLM_F_CREATE, table, loc);
     table_ready_ = true;
     for (const auto *b : bases)
@@ -444,6 +435,7 @@ private:
     }
     for (const auto &op : ops)
       emit_op(*batch_, op, table, cfg_.family, loc, table_ready_);
+    return false;
   }
 
   // The kernel's ruleset changed between reading it and committing (another
@@ -492,9 +484,11 @@ private:
   std::unique_ptr<IncrementalBlock> incremental_; // --incremental
   bool table_ready_ = false;
   bool needs_model_ = false;
-  bool planner_read_ = false;  // a command planned from the kernel's rules
-  bool verbose_whole_ = false; // -v: this block not --incremental
-  HeldRefusals refusals_;      // the block's planning refusals, until COMMIT
+  bool planner_read_ = false;      // a command planned from the kernel's rules
+  bool held_ = false;              // --all-or-nothing: every block held
+  bool incremental_run_ = false;   // --incremental, where it can apply
+  bool incremental_block_ = false; // this block goes --incremental
+  HeldRefusals refusals_; // the block's planning refusals, until COMMIT
   EbPolicies eb_policies_{cfg_.noflush};
   Location cur_loc_;               // the entry being planned
   std::optional<KernelView> view_; // what this block reads of the kernel
