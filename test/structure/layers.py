@@ -16,6 +16,8 @@ LAYERS = [
     "lib/diff",
     "lib/driver",
     "lib/save", "lib/snapshot",
+    "lib/nft_writer",
+    "lib/incremental",
     "lib/backend/legacy", "lib/backend/nft",
     "lib/journal", "lib/ipset",
     "lib/check", "lib/ext",

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "../../lib/backend/nft/table_delta.h"
+#include "../../lib/incremental/table_delta.h"
 #include "fastrestore/nft_backend.h"
 #include "fastrestore/tables.h"
 #include "helpers.h"

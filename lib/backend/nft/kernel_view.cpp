@@ -1,4 +1,4 @@
-#include "kernel_view.h"
+#include "fastrestore/nft_kernel_view.h"
 
 namespace fastrestore::nft {
 

@@ -2,7 +2,7 @@
 // journal's record of a block's table, the block's lines taken unparsed
 // or the whole block hashed, and at COMMIT the delta from what the kernel
 // holds, sent, and recorded.
-#include "incremental_block.h"
+#include "fastrestore/incremental_block.h"
 
 #include <linux/netfilter/nf_tables.h>
 

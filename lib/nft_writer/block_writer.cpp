@@ -23,8 +23,8 @@
 #include "fastrestore/rule_signature.h"
 #include "fastrestore/stats.h"
 #include "fastrestore/tables.h"
-#include "incremental_block.h"
-#include "kernel_view.h"
+#include "fastrestore/incremental_block.h"
+#include "fastrestore/nft_kernel_view.h"
 
 namespace fastrestore::nft {
 namespace {

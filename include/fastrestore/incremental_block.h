@@ -19,7 +19,7 @@
 #include "fastrestore/plan.h"
 #include "fastrestore/restore_parser.h"
 #include "fastrestore/restore_writer.h"
-#include "kernel_view.h"
+#include "fastrestore/nft_kernel_view.h"
 
 namespace fastrestore::nft {
 
