@@ -1,13 +1,14 @@
-// Private to the nf_tables backend: one block's reads of its table in
-// the kernel, in one place. The planner (a command's chain, or the table
-// when a command needs every chain), -v's lines (the chain list), the
-// incremental engine (the table, or the base chains a --noflush block
-// leaves) and the coalescer's chain questions all read through the
-// block's KernelView. Before its first read it lets the blocks of a group
-// go in first (`before_read`) and notes the ruleset's generation, which
-// the block's batch is then sent with: a commit by another program in
-// between makes the kernel refuse the batch, and the block is planned
-// again from a fresh view.
+// One block's reads of its table in the kernel, in one place (the
+// nf_tables backend's; the writer, lib/nft_writer, and the incremental
+// engine, lib/incremental, use it). The planner (a command's chain, or
+// the table when a command needs every chain), -v's lines (the chain
+// list), the incremental engine (the table, or the base chains a
+// --noflush block leaves) and the coalescer's chain questions all read
+// through the block's KernelView. Before its first read it lets the
+// blocks of a group go in first (`before_read`) and notes the ruleset's
+// generation, which the block's batch is then sent with: a commit by
+// another program in between makes the kernel refuse the batch, and the
+// block is planned again from a fresh view.
 #pragma once
 
 #include <functional>
