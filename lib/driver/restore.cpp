@@ -19,7 +19,7 @@
 #include "fastrestore/restore_writer.h"
 #include "fastrestore/xt_parser.h"
 #include "line_reader.h"
-#include "optimize_sink.h"
+#include "fastrestore/optimize_sink.h"
 #include "prescan.h"
 #include "reparse.h"
 #include "stats_sink.h"

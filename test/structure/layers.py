@@ -15,6 +15,7 @@ import sys
 LAYERS = [
     "lib/diff",
     "lib/driver",
+    "lib/optimize",
     "lib/save", "lib/snapshot",
     "lib/nft_writer",
     "lib/incremental",

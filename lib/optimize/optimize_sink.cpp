@@ -1,5 +1,5 @@
 // optimize_sink.h: a table replacement's runs put into ipsets at COMMIT.
-#include "optimize_sink.h"
+#include "fastrestore/optimize_sink.h"
 
 #include <algorithm>
 #include <cstdio>
