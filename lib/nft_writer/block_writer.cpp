@@ -319,8 +319,11 @@ private:
     bool planned = false;
     // iptables-nft carries out a block's commands at COMMIT, after it has
     // parsed every line: a planning refusal waits for the later lines'
-    // parse errors (see held_refusals.h).
-    if (refusals_.run([&] { planned = plan(std::move(e)); }, true))
+    // parse errors (see held_refusals.h). An entry refused, or left to
+    // the whole-block model, is still encoded now (check_encoding).
+    const bool refused =
+        refusals_.run([&] { planned = plan(std::move(e)); }, true);
+    if (refused || !planned)
       check_encoding(e);
     if (!planned)
       return;
@@ -356,11 +359,13 @@ private:
     return true;
   }
 
-  // A rule whose command was refused (held for COMMIT) is still encoded,
+  // A rule whose command was refused (held for COMMIT), or left to the
+  // whole-block model (a -D in a table replacement), is still encoded,
   // into a batch that is thrown away: iptables-nft builds a rule's
-  // expressions when it parses the line, so an encoding error (TCP match
-  // requires '-p tcp') comes before the refusal, at its line. The planner
-  // refuses before it takes the entry's rules.
+  // expressions when it parses the line, whatever the command, so an
+  // encoding error (TCP match requires '-p tcp'; 802.3 DSAP/SSAP needs
+  // -p LENGTH) comes before the refusal or the search, at its line. The
+  // planner refuses, or hands the entry on, before it takes its rules.
   void check_encoding(const Block::Entry &e) {
     if (!e.cmd || e.cmd->rules.empty())
       return;
