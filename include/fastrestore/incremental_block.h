@@ -15,11 +15,11 @@
 #include <string_view>
 
 #include "fastrestore/nft_batch.h"
+#include "fastrestore/nft_kernel_view.h"
 #include "fastrestore/nft_transport.h"
 #include "fastrestore/plan.h"
 #include "fastrestore/restore_parser.h"
 #include "fastrestore/restore_writer.h"
-#include "fastrestore/nft_kernel_view.h"
 
 namespace fastrestore::nft {
 

@@ -14,7 +14,9 @@
 #include "coalescer.h"
 #include "fastrestore/bridge_policy.h"
 #include "fastrestore/held_refusals.h"
+#include "fastrestore/incremental_block.h"
 #include "fastrestore/nft_backend.h"
+#include "fastrestore/nft_kernel_view.h"
 #include "fastrestore/nft_rule.h"
 #include "fastrestore/plan.h"
 #include "fastrestore/process_heap.h"
@@ -23,8 +25,6 @@
 #include "fastrestore/rule_signature.h"
 #include "fastrestore/stats.h"
 #include "fastrestore/tables.h"
-#include "fastrestore/incremental_block.h"
-#include "fastrestore/nft_kernel_view.h"
 
 namespace fastrestore::nft {
 namespace {
