@@ -263,11 +263,13 @@ def explain(case, a, b):
                       r"BROUTING)[ \t]", text)):
         return "-E of a built-in chain"
     # fastrestore --test also makes the checks iptables-nft-restore makes
-    # only when it commits (missing chains, indexes), which its -t skips.
-    if (MODES[case.mode][3] and a.status == 0 and b.status == 1 and
+    # only when it commits (missing chains, jumps to them, indexes), which
+    # its -t skips.
+    if (MODES[case.mode][3] and a.status == 0 and b.status in (1, 2) and
             re.search(r"(^|\s)(-t|--test)(\s|$)", case.args) and
             re.search(r"No chain/target/match by that name|Index of "
-                      r"\w+ too big|Chain already exists", b.stderr)):
+                      r"\w+ too big|Chain already exists|"
+                      r"Chain '[^']*' does not exist", b.stderr)):
         return "--test makes the checks made at COMMIT"
     return None
 
