@@ -149,7 +149,6 @@ public:
     case NFT_MSG_NEWSET:
       // (A set takes a handle of its table's too.)
       return with_table(nlh, NFTA_SET_TABLE, [](Table &t) {
-        ++t.sets;
         ++t.next_handle;
         return 0;
       });
@@ -423,7 +422,7 @@ FakeKernel::send_raw(const std::vector<iovec> &iov, size_t, size_t messages) {
     return errors;
   tables_ = std::move(next);
   echoes = std::move(echoed);
-  commit_elsewhere(); // (this commit)
+  next_generation();
   return {};
 }
 

@@ -44,7 +44,7 @@ public:
   uint32_t generation() override { return genid_; }
 
   // Another program's commit: the generation moves on.
-  void commit_elsewhere() { genid_ = genid_ + 1 == 0 ? 1 : genid_ + 1; }
+  void commit_elsewhere() { next_generation(); }
 
   // What the kernel was asked: batches sent (and the object messages of
   // the last), and reads by kind.
@@ -68,13 +68,14 @@ public:
   };
   struct Table {
     uint64_t next_handle = 1;
-    uint32_t sets = 0;
     std::vector<Chain> chains;
   };
   using Key = std::pair<uint32_t, std::string>; // family, table
   const std::map<Key, Table> &tables() const { return tables_; }
 
 private:
+  // By one per commit, skipping 0, as the kernel counts.
+  void next_generation() { genid_ = genid_ + 1 == 0 ? 1 : genid_ + 1; }
   KernelTable read(uint32_t family, const std::string &table,
                    const std::vector<std::string> *only, bool rules) const;
 

@@ -18,7 +18,28 @@
 
 using namespace fastrestore;
 
-namespace {} // namespace
+namespace {
+
+// A kernel whose filter table has INPUT and a chain web with rules 5
+// and 6: a --noflush -D by position reads it.
+nft::RecordingTransport kernel_with_web() {
+  nft::RecordingTransport rec;
+  KernelTable t;
+  t.exists = true;
+  KernelChain input;
+  input.name = "INPUT";
+  input.base = true;
+  KernelChain web;
+  web.name = "web";
+  web.handle = 3;
+  web.rules = {5, 6};
+  web.messages = {"", ""};
+  t.chains = {input, web};
+  rec.tables.push_back({"filter", t});
+  return rec;
+}
+
+} // namespace
 
 TEST_CASE("a batch sent with a generation carries it in BATCH_BEGIN",
           "[generation]") {
@@ -56,19 +77,7 @@ TEST_CASE("a stale generation is told apart from a refusal", "[generation]") {
 TEST_CASE("a block that read the kernel is planned again after a stale "
           "generation",
           "[generation]") {
-  nft::RecordingTransport rec;
-  KernelTable t;
-  t.exists = true;
-  KernelChain input;
-  input.name = "INPUT";
-  input.base = true;
-  KernelChain web;
-  web.name = "web";
-  web.handle = 3;
-  web.rules = {5, 6};
-  web.messages = {"", ""};
-  t.chains = {input, web};
-  rec.tables.push_back({"filter", t});
+  nft::RecordingTransport rec = kernel_with_web();
   // The first attempt finds the ruleset changed, the second commits.
   rec.replies.push_back({{1, ERESTART, ""}});
   RestoreConfig cfg;
@@ -100,16 +109,7 @@ TEST_CASE("a block that only appends carries no generation", "[generation]") {
 TEST_CASE("a block the ruleset keeps changing under is refused after 50 "
           "attempts",
           "[generation]") {
-  nft::RecordingTransport rec;
-  KernelTable t;
-  t.exists = true;
-  KernelChain web;
-  web.name = "web";
-  web.handle = 3;
-  web.rules = {5, 6};
-  web.messages = {"", ""};
-  t.chains = {web};
-  rec.tables.push_back({"filter", t});
+  nft::RecordingTransport rec = kernel_with_web();
   for (int i = 0; i < 60; ++i)
     rec.replies.push_back({{1, ERESTART, ""}});
   RestoreConfig cfg;
