@@ -160,6 +160,7 @@ private:
   // `id` carries the rule id, or the policy for Event::policy.
   enum class Event { append, insert_head, flush, create, remove, policy };
   void record(Event ev, const std::string &chain, uint32_t id = 0);
+  void reorder(Event ev, const std::string &chain, bool present);
   void apply(Event ev, const std::string &chain, uint32_t id);
   std::map<std::string, Chain> &model(const Command &cmd);
   Chain &model_chain(const Command &cmd);

@@ -299,15 +299,19 @@ void OpPlanner::plan_zero(const Command &cmd, std::vector<Op> &out) {
   }
 }
 
+// The chain order (-F, -X and -Z without a chain go by it) as `ev`
+// changes it; `present`: whether the chain existed before it.
+void OpPlanner::reorder(Event ev, const std::string &chain, bool present) {
+  if (ev == Event::create && !present)
+    model_order_.push_back(chain);
+  if (ev == Event::remove && present)
+    model_order_.erase(
+        std::find(model_order_.begin(), model_order_.end(), chain));
+}
+
 void OpPlanner::record(Event ev, const std::string &chain, uint32_t id) {
   if (whole_) {
-    // The chain order (-F, -X and -Z without a chain go by it).
-    const bool present = chains_.count(chain) != 0;
-    if (ev == Event::create && !present)
-      model_order_.push_back(chain);
-    if (ev == Event::remove && present)
-      model_order_.erase(
-          std::find(model_order_.begin(), model_order_.end(), chain));
+    reorder(ev, chain, chains_.count(chain) != 0);
     apply(ev, chain, id);
     return;
   }
@@ -396,11 +400,11 @@ std::map<std::string, OpPlanner::Chain> &OpPlanner::model(const Command &cmd) {
       chains_.emplace(kc.name, from_kernel(kc));
   }
   for (const auto &l : log_) {
-    if (l.ev == Event::create && present.insert(l.chain).second)
-      model_order_.push_back(l.chain);
-    if (l.ev == Event::remove && present.erase(l.chain) != 0)
-      model_order_.erase(
-          std::find(model_order_.begin(), model_order_.end(), l.chain));
+    reorder(l.ev, l.chain, present.count(l.chain) != 0);
+    if (l.ev == Event::create)
+      present.insert(l.chain);
+    if (l.ev == Event::remove)
+      present.erase(l.chain);
     if (!l.applied)
       apply(l.ev, l.chain, l.id);
   }
