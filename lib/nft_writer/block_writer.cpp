@@ -34,8 +34,6 @@ namespace {
 // whole-block model (-D, -R, -I N, -E, ...) is parsed again from its text
 // and planned as a whole.
 class BlockWriter : public RestoreWriter {
-  struct KnownLine; // --incremental: a line the journal knows
-
 public:
   BlockWriter(const RestoreConfig &cfg, Transport *transport,
               const BlockSource &block, std::ostream &out,
@@ -146,8 +144,7 @@ public:
     batch_ = std::make_unique<Batch>(cfg_.family, id_base_);
     cur_loc_ = loc;
     // The block's mode, decided here for all of it.
-    const bool preamble =
-        cfg_.verbose && !cfg_.noflush && transport_ != nullptr;
+    const bool preamble = cfg_.verbose && !cfg_.noflush && view_->reachable();
     incremental_block_ = incremental_run_;
     if (preamble && !verbose_preamble(table, loc))
       incremental_block_ = false;
@@ -200,10 +197,8 @@ private:
     // A command planned from the kernel's rules, or refused, without the
     // rule lines taken unparsed before it: the block is parsed whole.
     if (incremental_ &&
-        incremental_->parse_whole_first(refusals_.any() || planner_read_)) {
-      batch_.reset();
-      return BlockOutcome::read_again;
-    }
+        incremental_->parse_whole_first(refusals_.any() || planner_read_))
+      return BlockOutcome::read_again; // (the batch dropped with it)
     if (refusals_.any()) {
       batch_.reset();
       refusals_.throw_first();
