@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "fastrestore/ir.h"
-#include "fastrestore/lexer.h"
-#include "fastrestore/rule_parser.h"
+#include "lex/lexer.h"
+#include "parse/rule_parser.h"
 
 namespace fastrestore {
 

@@ -13,9 +13,9 @@
 #include <string_view>
 
 #include "fastrestore/diagnostic.h"
-#include "fastrestore/nft_batch.h"
-#include "fastrestore/nft_transport.h"
 #include "fastrestore/restore_options.h"
+#include "nft/nft_batch.h"
+#include "nft/nft_transport.h"
 
 namespace fastrestore {
 

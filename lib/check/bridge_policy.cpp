@@ -1,14 +1,14 @@
 // A bridge user chain's policy as planning sees it (bridge_policy.h): a
 // block's policies (EbPolicies), and OpPlanner's --noflush operations on
 // a kernel chain's policy rule.
-#include "fastrestore/bridge_policy.h"
+#include "check/bridge_policy.h"
 
 #include <linux/netfilter.h>
 
 #include <algorithm>
 
+#include "check/plan.h"
 #include "check_errors.h"
-#include "fastrestore/plan.h"
 #include "fastrestore/tables.h"
 
 namespace fastrestore {

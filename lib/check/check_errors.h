@@ -7,11 +7,11 @@
 #include <optional>
 #include <string>
 
-#include "fastrestore/chain_names.h"
-#include "fastrestore/held_refusals.h"
+#include "check/plan.h"
+#include "diag/held_refusals.h"
 #include "fastrestore/ir.h"
-#include "fastrestore/plan.h"
 #include "fastrestore/tables.h"
+#include "parse/chain_names.h"
 
 namespace fastrestore::check {
 

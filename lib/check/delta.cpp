@@ -1,5 +1,5 @@
 // The incremental restore's delta (delta.h).
-#include "fastrestore/delta.h"
+#include "check/delta.h"
 
 #include <linux/netfilter.h>
 
@@ -7,9 +7,9 @@
 #include <map>
 #include <string_view>
 
-#include "fastrestore/hash64.h"
-#include "fastrestore/hash_index.h"
-#include "fastrestore/increasing_run.h"
+#include "sys/hash64.h"
+#include "sys/hash_index.h"
+#include "sys/increasing_run.h"
 
 namespace fastrestore {
 namespace {

@@ -7,8 +7,8 @@
 
 #include <algorithm>
 
+#include "check/plan.h"
 #include "check_errors.h"
-#include "fastrestore/plan.h"
 
 namespace fastrestore {
 

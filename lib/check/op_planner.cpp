@@ -4,8 +4,8 @@
 // the bridge user chains' policy rules in bridge_policy.cpp.
 #include <linux/netfilter.h>
 
+#include "check/plan.h"
 #include "check_errors.h"
-#include "fastrestore/plan.h"
 
 namespace fastrestore {
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "check/plan.h"
 #include "check_errors.h"
-#include "fastrestore/plan.h"
 
 namespace fastrestore {
 namespace {

@@ -1,6 +1,6 @@
 // The process's per-phase costs (stats.h): timed by the parsers and the
 // backends, printed by the driver's --stats sink.
-#include "fastrestore/stats.h"
+#include "diag/stats.h"
 
 namespace fastrestore {
 

@@ -8,11 +8,11 @@
 #include <utility>
 
 #include "fastrestore/diagnostic.h"
-#include "fastrestore/journal_changes.h"
 #include "fastrestore/load_preview.h"
 #include "fastrestore/restore.h"
 #include "fastrestore/text_save.h"
 #include "fastrestore/unified_diff.h"
+#include "incremental/journal_changes.h"
 
 namespace fastrestore {
 namespace {

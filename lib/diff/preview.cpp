@@ -16,14 +16,14 @@
 
 #include "fastrestore/diagnostic.h"
 #include "fastrestore/ipsets.h"
-#include "fastrestore/nft_backend.h"
-#include "fastrestore/nft_rule.h"
-#include "fastrestore/nft_transport.h"
 #include "fastrestore/private_netns.h"
 #include "fastrestore/restore.h"
 #include "fastrestore/tables.h"
 #include "fastrestore/text_save.h"
 #include "fastrestore/unified_diff.h"
+#include "nft/nft_backend.h"
+#include "nft/nft_rule.h"
+#include "nft/nft_transport.h"
 #include "run_order.h"
 
 namespace fastrestore {

@@ -10,7 +10,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "fastrestore/address_less.h"
+#include "ipset/address_less.h"
 
 namespace fastrestore::diff {
 namespace {

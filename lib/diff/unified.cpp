@@ -3,7 +3,7 @@
 // line is removed and added whole), printed as `diff -u` prints it.
 #include "fastrestore/unified_diff.h"
 
-#include "fastrestore/increasing_run.h"
+#include "sys/increasing_run.h"
 
 #include <algorithm>
 #include <unordered_map>

@@ -5,8 +5,8 @@
 // so nothing calls back into the writer from inside its COMMIT.
 #pragma once
 
-#include "fastrestore/block_source.h"
-#include "fastrestore/restore_writer.h"
+#include "parse/block_source.h"
+#include "parse/restore_writer.h"
 
 namespace fastrestore {
 

@@ -7,9 +7,9 @@
 #include <cerrno>
 #include <system_error>
 
-#include "fastrestore/fast_rule.h"
-#include "fastrestore/hash64.h"
 #include "line_reader.h"
+#include "parse/fast_rule.h"
+#include "sys/hash64.h"
 
 namespace fastrestore {
 namespace {

@@ -4,8 +4,8 @@
 #pragma once
 
 #include "block_text.h"
-#include "fastrestore/restore_parser.h"
-#include "fastrestore/rule_parser.h"
+#include "parse/restore_parser.h"
+#include "parse/rule_parser.h"
 
 namespace fastrestore {
 

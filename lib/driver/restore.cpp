@@ -12,17 +12,19 @@
 
 #include "block_committer.h"
 #include "block_text.h"
-#include "fastrestore/block_source.h"
 #include "fastrestore/eb_parser.h"
-#include "fastrestore/optimize_sink.h"
-#include "fastrestore/plugin_failure.h"
-#include "fastrestore/restore_parser.h"
-#include "fastrestore/restore_writer.h"
-#include "fastrestore/xt_parser.h"
+#include "legacy/legacy.h"
 #include "line_reader.h"
+#include "nft_writer/nft_writer.h"
+#include "optimize/optimize_sink.h"
+#include "parse/block_source.h"
+#include "parse/restore_parser.h"
+#include "parse/restore_writer.h"
+#include "parse/xt_parser.h"
 #include "prescan.h"
 #include "reparse.h"
 #include "stats_sink.h"
+#include "xtables/plugin_failure.h"
 
 namespace fastrestore {
 namespace {

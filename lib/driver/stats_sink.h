@@ -6,8 +6,8 @@
 #include <iosfwd>
 #include <memory>
 
-#include "fastrestore/restore_parser.h"
-#include "fastrestore/stats.h"
+#include "diag/stats.h"
+#include "parse/restore_parser.h"
 
 namespace fastrestore {
 

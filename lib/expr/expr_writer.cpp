@@ -1,4 +1,4 @@
-#include "fastrestore/nft_expr.h"
+#include "expr/nft_expr.h"
 
 #include <arpa/inet.h>
 #include <libmnl/libmnl.h>

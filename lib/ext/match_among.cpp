@@ -9,8 +9,8 @@
 
 #include <cstddef>
 
-#include "fastrestore/among.h"
-#include "fastrestore/ext.h"
+#include "ext/among.h"
+#include "ext/ext.h"
 
 namespace fastrestore {
 

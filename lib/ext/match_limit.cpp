@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <cstring>
 
-#include "fastrestore/ext.h"
+#include "ext/ext.h"
 
 namespace fastrestore {
 

@@ -6,7 +6,7 @@
 
 #include <cstring>
 
-#include "fastrestore/ext.h"
+#include "ext/ext.h"
 
 namespace fastrestore {
 

@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include "fastrestore/ext.h"
+#include "ext/ext.h"
 
 namespace fastrestore {
 

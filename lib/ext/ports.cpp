@@ -2,7 +2,7 @@
 #include <arpa/inet.h>
 #include <linux/netfilter/nf_tables.h>
 
-#include "fastrestore/ext.h"
+#include "ext/ext.h"
 
 namespace fastrestore {
 

@@ -1,4 +1,4 @@
-#include "fastrestore/ext.h"
+#include "ext/ext.h"
 
 namespace fastrestore {
 namespace {

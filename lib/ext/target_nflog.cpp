@@ -5,7 +5,7 @@
 #include <cstring>
 #include <string>
 
-#include "fastrestore/ext.h"
+#include "ext/ext.h"
 
 namespace fastrestore {
 

@@ -1,7 +1,7 @@
 // TRACE target: set meta nftrace to 1.
 #include <linux/netfilter/nf_tables.h>
 
-#include "fastrestore/ext.h"
+#include "ext/ext.h"
 
 namespace fastrestore {
 

@@ -2,7 +2,7 @@
 // journal's record of a block's table, the block's lines taken unparsed
 // or the whole block hashed, and at COMMIT the delta from what the kernel
 // holds, sent, and recorded.
-#include "fastrestore/incremental_block.h"
+#include "incremental/incremental_block.h"
 
 #include <linux/netfilter/nf_tables.h>
 
@@ -11,17 +11,17 @@
 #include <set>
 #include <thread>
 
-#include "fastrestore/delta.h"
-#include "fastrestore/hash64.h"
-#include "fastrestore/hash_index.h"
-#include "fastrestore/kernel_resolved.h"
-#include "fastrestore/name_lookups.h"
-#include "fastrestore/nft_backend.h"
-#include "fastrestore/parse_fingerprint.h"
+#include "check/delta.h"
+#include "diag/stats.h"
 #include "fastrestore/process_heap.h"
-#include "fastrestore/stats.h"
 #include "fastrestore/tables.h"
 #include "journal_keeper.h"
+#include "nft/nft_backend.h"
+#include "parse/kernel_resolved.h"
+#include "sys/hash64.h"
+#include "sys/hash_index.h"
+#include "sys/name_lookups.h"
+#include "xtables/parse_fingerprint.h"
 
 namespace fastrestore::nft {
 namespace {

@@ -1,14 +1,14 @@
 // journal_changes.h: the delta of the incremental restore, planned against
 // the journal's record and checked by the kernel, never committed.
-#include "fastrestore/journal_changes.h"
+#include "incremental/journal_changes.h"
 
 #include <unordered_map>
 #include <vector>
 
-#include "fastrestore/delta.h"
-#include "fastrestore/nft_backend.h"
-#include "fastrestore/nft_rule.h"
+#include "check/delta.h"
 #include "journal_keeper.h"
+#include "nft/nft_backend.h"
+#include "nft/nft_rule.h"
 #include "table_delta.h"
 
 namespace fastrestore::nft {

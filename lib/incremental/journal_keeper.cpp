@@ -6,7 +6,7 @@
 
 #include <cstring>
 
-#include "fastrestore/nft_attrs.h"
+#include "nft/nft_attrs.h"
 
 namespace fastrestore::nft {
 namespace {

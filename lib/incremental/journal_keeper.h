@@ -24,8 +24,8 @@
 #include <string>
 #include <vector>
 
-#include "fastrestore/journal.h"
-#include "fastrestore/nft_transport.h"
+#include "journal/journal.h"
+#include "nft/nft_transport.h"
 #include "table_delta.h"
 
 namespace fastrestore::nft {

@@ -10,13 +10,13 @@
 #include <deque>
 #include <unordered_map>
 
-#include "fastrestore/hash64.h"
-#include "fastrestore/hash_index.h"
-#include "fastrestore/nft_attrs.h"
-#include "fastrestore/nft_backend.h"
-#include "fastrestore/nft_dumper.h"
 #include "fastrestore/process_heap.h"
-#include "fastrestore/rule_signature.h"
+#include "nft/nft_attrs.h"
+#include "nft/nft_backend.h"
+#include "nft/nft_dumper.h"
+#include "nft/rule_signature.h"
+#include "sys/hash64.h"
+#include "sys/hash_index.h"
 
 namespace fastrestore::nft {
 namespace {

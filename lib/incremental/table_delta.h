@@ -10,10 +10,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "fastrestore/delta.h"
+#include "check/delta.h"
+#include "check/table_state.h"
 #include "fastrestore/kernel_state.h"
-#include "fastrestore/nft_batch.h"
-#include "fastrestore/table_state.h"
+#include "nft/nft_batch.h"
 
 namespace fastrestore::nft {
 

@@ -21,8 +21,8 @@
 #include <cstring>
 #include <memory>
 
-#include "fastrestore/address_less.h"
-#include "fastrestore/hash64.h"
+#include "ipset/address_less.h"
+#include "sys/hash64.h"
 
 namespace fastrestore::ipset {
 namespace {

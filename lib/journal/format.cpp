@@ -15,8 +15,8 @@
 #include <cstring>
 
 #include "bytes.h"
-#include "fastrestore/hash64.h"
-#include "fastrestore/journal.h"
+#include "journal/journal.h"
+#include "sys/hash64.h"
 
 namespace fastrestore {
 namespace {

@@ -14,7 +14,7 @@
 #include <ctime>
 #include <string_view>
 
-#include "fastrestore/journal.h"
+#include "journal/journal.h"
 
 namespace fastrestore {
 namespace {

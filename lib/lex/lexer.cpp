@@ -1,4 +1,4 @@
-#include "fastrestore/lexer.h"
+#include "lex/lexer.h"
 
 namespace fastrestore {
 namespace {

@@ -11,20 +11,22 @@
 #include <optional>
 #include <set>
 
+#include "check/bridge_policy.h"
+#include "check/plan.h"
+#include "check/table_state.h"
 #include "coalescer.h"
-#include "fastrestore/bridge_policy.h"
-#include "fastrestore/held_refusals.h"
-#include "fastrestore/incremental_block.h"
-#include "fastrestore/nft_backend.h"
-#include "fastrestore/nft_kernel_view.h"
-#include "fastrestore/nft_rule.h"
-#include "fastrestore/plan.h"
+#include "diag/held_refusals.h"
+#include "diag/stats.h"
 #include "fastrestore/process_heap.h"
-#include "fastrestore/restore_writer.h"
-#include "fastrestore/rule_print.h"
-#include "fastrestore/rule_signature.h"
-#include "fastrestore/stats.h"
 #include "fastrestore/tables.h"
+#include "incremental/incremental_block.h"
+#include "nft/nft_backend.h"
+#include "nft/nft_kernel_view.h"
+#include "nft/nft_rule.h"
+#include "nft/rule_signature.h"
+#include "nft_writer/nft_writer.h"
+#include "parse/restore_writer.h"
+#include "print/rule_print.h"
 
 namespace fastrestore::nft {
 namespace {
@@ -63,7 +65,7 @@ public:
     return incremental_block_ ? incremental_->recorded_sets() : nullptr;
   }
 
-  void record_sets(std::vector<StateSet> sets) override {
+  void record_sets(std::vector<StateSet> &&sets) override {
     if (incremental_)
       incremental_->record_sets(std::move(sets));
   }

@@ -4,8 +4,8 @@
 
 #include <ostream>
 
-#include "fastrestore/nft_backend.h"
-#include "fastrestore/stats.h"
+#include "diag/stats.h"
+#include "nft/nft_backend.h"
 
 namespace fastrestore {
 namespace {

@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "fastrestore/nft_batch.h"
-#include "fastrestore/nft_transport.h"
+#include "nft/nft_batch.h"
+#include "nft/nft_transport.h"
 
 namespace fastrestore {
 

@@ -1,11 +1,11 @@
 // address_runs.h: rules compared field by field with the key and the
 // comment left out; the keys of a run kept apart as ranges.
-#include "fastrestore/address_runs.h"
+#include "optimize/address_runs.h"
 
 #include <algorithm>
 #include <cstring>
 
-#include "fastrestore/address_less.h"
+#include "ipset/address_less.h"
 
 namespace fastrestore {
 namespace {

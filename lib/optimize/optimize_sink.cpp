@@ -1,5 +1,5 @@
 // optimize_sink.h: a table replacement's runs put into ipsets at COMMIT.
-#include "fastrestore/optimize_sink.h"
+#include "optimize/optimize_sink.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -8,11 +8,12 @@
 #include <set>
 #include <unordered_map>
 
-#include "fastrestore/address_runs.h"
+#include "check/table_state.h"
 #include "fastrestore/diagnostic.h"
-#include "fastrestore/hash64.h"
 #include "fastrestore/ipsets.h"
-#include "fastrestore/lexer.h"
+#include "lex/lexer.h"
+#include "optimize/address_runs.h"
+#include "sys/hash64.h"
 
 namespace fastrestore {
 

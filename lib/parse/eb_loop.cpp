@@ -11,8 +11,8 @@
 #include <cstring>
 
 #include "eb_state.h"
-#include "fastrestore/plugin_failure.h"
 #include "fastrestore/xt_lookup.h"
+#include "xtables/plugin_failure.h"
 
 namespace fastrestore::eb {
 

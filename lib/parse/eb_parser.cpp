@@ -4,11 +4,11 @@
 // (eb_state.h: eb_loop.cpp, eb_finish.cpp).
 #include "fastrestore/eb_parser.h"
 
+#include "diag/stats.h"
 #include "eb_state.h"
-#include "fastrestore/name_lookups.h"
-#include "fastrestore/plugin_failure.h"
-#include "fastrestore/stats.h"
-#include "fastrestore/xtables_setup.h"
+#include "sys/name_lookups.h"
+#include "xtables/plugin_failure.h"
+#include "xtables/xtables_setup.h"
 
 namespace fastrestore {
 

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "fastrestore/ir.h"
-#include "fastrestore/lexer.h"
 #include "fastrestore/xtables_bridge.h"
+#include "lex/lexer.h"
 
 namespace fastrestore::eb {
 

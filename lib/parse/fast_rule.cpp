@@ -1,6 +1,6 @@
 // See fast_rule.h. Every check here is a reason to decline, never an
 // error: the libxtables path reports errors.
-#include "fastrestore/fast_rule.h"
+#include "parse/fast_rule.h"
 
 #include <arpa/inet.h>
 #include <net/if.h>
@@ -233,8 +233,7 @@ bool FastRuleParser::settle(
     BasicAppend &a, const std::string &table, int line,
     const std::pair<uint64_t, uint64_t> *counters) const {
   if ((a.verdict == Verdict::drop && table == "nat") ||
-      (a.verdict == Verdict::jump &&
-       !chains_.contains(a.jump_chain)))
+      (a.verdict == Verdict::jump && !chains_.contains(a.jump_chain)))
     return false;
   a.loc.line = a.rule_loc.line = line;
   if (counters != nullptr) {

@@ -1,4 +1,4 @@
-#include "fastrestore/kernel_resolved.h"
+#include "parse/kernel_resolved.h"
 
 #include <cstring>
 

@@ -1,4 +1,4 @@
-#include "fastrestore/protocols.h"
+#include "parse/protocols.h"
 
 #include <cstdlib>
 #include <fstream>

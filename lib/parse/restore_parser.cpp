@@ -1,13 +1,13 @@
-#include "fastrestore/restore_parser.h"
+#include "parse/restore_parser.h"
 
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
 
-#include "fastrestore/chain_names.h"
-#include "fastrestore/lexer.h"
 #include "fastrestore/tables.h"
+#include "lex/lexer.h"
+#include "parse/chain_names.h"
 
 namespace fastrestore {
 namespace {

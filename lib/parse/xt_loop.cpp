@@ -6,11 +6,11 @@
 #include <cstdio>
 #include <cstring>
 
-#include "fastrestore/chain_names.h"
-#include "fastrestore/plugin_failure.h"
-#include "fastrestore/protocols.h"
 #include "fastrestore/xt_lookup.h"
+#include "parse/chain_names.h"
+#include "parse/protocols.h"
 #include "xt_state.h"
+#include "xtables/plugin_failure.h"
 
 namespace fastrestore {
 

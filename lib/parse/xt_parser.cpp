@@ -3,14 +3,14 @@
 // same getopt_long conventions ("-" leading optstring, so words come back in
 // order), same demand-loading of the protocol match, same checks after the
 // loop. It is written for fastrestore and adds word positions to errors.
-#include "fastrestore/xt_parser.h"
+#include "parse/xt_parser.h"
 
-#include "fastrestore/chain_names.h"
-#include "fastrestore/name_lookups.h"
+#include "parse/chain_names.h"
+#include "sys/name_lookups.h"
 
-#include "fastrestore/plugin_failure.h"
-#include "fastrestore/stats.h"
-#include "fastrestore/xtables_setup.h"
+#include "diag/stats.h"
+#include "xtables/plugin_failure.h"
+#include "xtables/xtables_setup.h"
 
 #include <arpa/inet.h>
 #include <getopt.h>
@@ -22,9 +22,9 @@
 #include <cstdarg>
 #include <cstring>
 
-#include "fastrestore/fast_rule.h"
-#include "fastrestore/protocols.h"
 #include "fastrestore/tables.h"
+#include "parse/fast_rule.h"
+#include "parse/protocols.h"
 #include "xt_state.h"
 
 namespace fastrestore {

@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "fastrestore/protocols.h"
+#include "parse/protocols.h"
 
 namespace fastrestore {
 namespace {

@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "fastrestore/ir.h"
-#include "fastrestore/lexer.h"
-#include "fastrestore/name_set.h"
+#include "lex/lexer.h"
+#include "sys/name_set.h"
 
 struct xtables_match;
 struct xtables_target;

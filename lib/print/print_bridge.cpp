@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "fastrestore/save_print.h"
+#include "print/save_print.h"
 
 namespace fastrestore::save {
 namespace {

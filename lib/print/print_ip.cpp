@@ -1,4 +1,4 @@
-#include "fastrestore/save_print.h"
+#include "print/save_print.h"
 
 // glibc's network headers before the kernel's, or they collide.
 #include <arpa/inet.h>

@@ -1,4 +1,4 @@
-#include "fastrestore/rule_print.h"
+#include "print/rule_print.h"
 
 // glibc's network headers before the kernel's, or they collide.
 #include <arpa/inet.h>
@@ -15,11 +15,11 @@
 #include <cstring>
 #include <vector>
 
-#include "fastrestore/plugin_entry.h"
-#include "fastrestore/protocols.h"
-#include "fastrestore/save_print.h"
-#include "fastrestore/target_name.h"
 #include "fastrestore/xt_lookup.h"
+#include "parse/protocols.h"
+#include "print/save_print.h"
+#include "print/target_name.h"
+#include "xtables/plugin_entry.h"
 
 namespace fastrestore {
 namespace {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "fastrestore/ir.h"
-#include "fastrestore/saved_rule.h"
+#include "print/saved_rule.h"
 
 namespace fastrestore::save {
 

@@ -14,10 +14,10 @@
 
 #include "decode.h"
 #include "expr_reader.h"
-#include "fastrestore/plugin_entry.h"
-#include "fastrestore/saved_rule.h"
 #include "fastrestore/xt_lookup.h"
+#include "print/saved_rule.h"
 #include "regs.h"
+#include "xtables/plugin_entry.h"
 
 namespace fastrestore::save {
 

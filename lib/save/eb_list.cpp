@@ -16,15 +16,15 @@
 #include <string>
 #include <vector>
 
-#include "fastrestore/bridge_policy.h"
+#include "check/bridge_policy.h"
 #include "fastrestore/diagnostic.h"
-#include "fastrestore/nft_attrs.h"
-#include "fastrestore/nft_dumper.h"
-#include "fastrestore/plugin_failure.h"
-#include "fastrestore/save_print.h"
 #include "fastrestore/tables.h"
-#include "fastrestore/xtables_setup.h"
 #include "kernel_rules.h"
+#include "nft/nft_attrs.h"
+#include "nft/nft_dumper.h"
+#include "print/save_print.h"
+#include "xtables/plugin_failure.h"
+#include "xtables/xtables_setup.h"
 
 namespace fastrestore {
 namespace {

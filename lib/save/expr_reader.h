@@ -10,7 +10,7 @@
 #include <cstring>
 #include <string_view>
 
-#include "fastrestore/nft_attrs.h"
+#include "nft/nft_attrs.h"
 
 namespace fastrestore::save {
 

@@ -10,8 +10,8 @@
 
 #include "decode.h"
 #include "expr_reader.h"
-#include "fastrestore/nft_attrs.h"
-#include "fastrestore/nft_dumper.h"
+#include "nft/nft_attrs.h"
+#include "nft/nft_dumper.h"
 
 namespace fastrestore::save {
 namespace {

@@ -20,11 +20,11 @@ extern "C" {
 #include <string>
 #include <vector>
 
-#include "fastrestore/iptc.h"
-#include "fastrestore/save_print.h"
 #include "fastrestore/version.h"
-#include "fastrestore/xtables_setup.h"
+#include "legacy/iptc.h"
+#include "print/save_print.h"
 #include "save.h"
+#include "xtables/xtables_setup.h"
 
 namespace fastrestore::save {
 

@@ -15,14 +15,14 @@
 #include <vector>
 
 #include "capture.h"
+#include "check/bridge_policy.h"
 #include "decode.h"
-#include "fastrestore/bridge_policy.h"
-#include "fastrestore/save_print.h"
 #include "fastrestore/tables.h"
 #include "fastrestore/version.h"
-#include "fastrestore/xtables_setup.h"
 #include "kernel_rules.h"
+#include "print/save_print.h"
 #include "save.h"
+#include "xtables/xtables_setup.h"
 
 namespace fastrestore::save {
 namespace {

@@ -6,8 +6,8 @@
 #include "capture.h"
 #include "expand.h"
 #include "fastrestore/diagnostic.h"
-#include "fastrestore/plugin_failure.h"
 #include "save.h"
+#include "xtables/plugin_failure.h"
 
 namespace fastrestore {
 

@@ -16,11 +16,11 @@
 #include <ctime>
 #include <functional>
 
-#include "fastrestore/among.h"
-#include "fastrestore/nft_backend.h"
-#include "fastrestore/nft_rule.h"
+#include "ext/among.h"
 #include "fastrestore/tables.h"
 #include "file.h"
+#include "nft/nft_backend.h"
+#include "nft/nft_rule.h"
 #include "snapshot.h"
 
 namespace fastrestore::snapshot {

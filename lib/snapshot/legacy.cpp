@@ -9,9 +9,9 @@
 #include <fstream>
 #include <set>
 
-#include "fastrestore/legacy_sockopt.h"
-#include "fastrestore/xtables_lock.h"
 #include "file.h"
+#include "legacy/legacy_sockopt.h"
+#include "legacy/xtables_lock.h"
 #include "snapshot.h"
 
 namespace fastrestore::snapshot {

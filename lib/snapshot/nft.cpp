@@ -19,11 +19,11 @@
 #include <memory>
 #include <set>
 
-#include "fastrestore/nft_attrs.h"
-#include "fastrestore/nft_compat.h"
-#include "fastrestore/nft_dumper.h"
-#include "fastrestore/nft_transport.h"
 #include "file.h"
+#include "nft/nft_attrs.h"
+#include "nft/nft_compat.h"
+#include "nft/nft_dumper.h"
+#include "nft/nft_transport.h"
 #include "snapshot.h"
 
 namespace fastrestore::snapshot {

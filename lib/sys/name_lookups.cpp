@@ -2,7 +2,7 @@
 // file defines libc's open, open64, openat and their fortified forms, so
 // it must not include <fcntl.h>, whose fortified inline definitions of
 // them would clash: the flags come from the kernel's header instead.
-#include "fastrestore/name_lookups.h"
+#include "sys/name_lookups.h"
 
 #include <dlfcn.h>
 #include <grp.h>

@@ -1,4 +1,4 @@
-#include "fastrestore/netns_id.h"
+#include "sys/netns_id.h"
 
 #include <sys/socket.h>
 #include <unistd.h>

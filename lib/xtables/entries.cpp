@@ -1,5 +1,5 @@
 // Match and target entries for libxtables plugins (plugin_entry.h).
-#include "fastrestore/plugin_entry.h"
+#include "xtables/plugin_entry.h"
 
 #include <xtables.h>
 

@@ -1,4 +1,4 @@
-#include "fastrestore/parse_fingerprint.h"
+#include "xtables/parse_fingerprint.h"
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "fastrestore/hash64.h"
 #include "fastrestore/version.h"
+#include "sys/hash64.h"
 
 namespace fastrestore {
 namespace {

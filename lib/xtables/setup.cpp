@@ -2,7 +2,7 @@
 // xtables_setup.h): iptables' globals for ip and ip6 (its option table, an
 // error handler that throws, revision questions asked through a
 // RevisionProbe), ebtables' for the bridge (bridge.cpp).
-#include "fastrestore/xtables_setup.h"
+#include "xtables/xtables_setup.h"
 
 #include <getopt.h>
 #include <xtables.h>
@@ -14,8 +14,8 @@
 #include <string>
 
 #include "fastrestore/diagnostic.h"
-#include "fastrestore/plugin_failure.h"
 #include "globals.h"
+#include "xtables/plugin_failure.h"
 
 namespace fastrestore {
 namespace {

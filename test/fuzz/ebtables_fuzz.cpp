@@ -10,8 +10,8 @@
 
 #include "fastrestore/diagnostic.h"
 #include "fastrestore/eb_parser.h"
-#include "fastrestore/lexer.h"
-#include "fastrestore/nft_rule.h"
+#include "lex/lexer.h"
+#include "nft/nft_rule.h"
 
 using namespace fastrestore;
 

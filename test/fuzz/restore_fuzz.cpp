@@ -9,13 +9,13 @@
 #include <memory>
 #include <string_view>
 
+#include "check/plan.h"
 #include "fastrestore/diagnostic.h"
-#include "fastrestore/nft_backend.h"
-#include "fastrestore/plan.h"
-#include "fastrestore/restore_parser.h"
-#include "fastrestore/xt_parser.h"
+#include "nft/nft_backend.h"
+#include "parse/restore_parser.h"
+#include "parse/xt_parser.h"
 
-#include "fastrestore/fast_rule.h"
+#include "parse/fast_rule.h"
 
 using namespace fastrestore;
 

@@ -1,4 +1,4 @@
-// One rule identity (rule_signature.h) across its representations: a
+// One rule identity (nft/rule_identity.h) across its representations: a
 // rule as parsed (IR), as encoded for the kernel, and as the kernel reads
 // it back must have the same signature, since -C and -D by rule
 // specification compare the input's rule with the kernel's. Loaded in a
@@ -8,12 +8,12 @@
 #include <unistd.h>
 
 #include "../unit/helpers.h"
-#include "fastrestore/lexer.h"
-#include "fastrestore/nft_rule.h"
-#include "fastrestore/nft_transport.h"
-#include "fastrestore/revision_probe.h"
-#include "fastrestore/rule_signature.h"
-#include "fastrestore/xt_parser.h"
+#include "lex/lexer.h"
+#include "nft/nft_rule.h"
+#include "nft/nft_transport.h"
+#include "nft/rule_signature.h"
+#include "parse/xt_parser.h"
+#include "xtables/revision_probe.h"
 
 using namespace fastrestore;
 
@@ -27,7 +27,7 @@ struct Case {
 
 } // namespace
 
-TEST_CASE("a rule's signature is its encoded message's and its read-back's",
+TEST_CASE("a rule's identity is its encoded message's and its read-back's",
           "[rule_identity]") {
   const std::vector<Case> cases = {
       {Family::ipv4,

@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """The folders of lib/ in layers: no folder's objects use a symbol that a
 folder above it defines (read from the built objects with nm, so a call
-counts, an include alone does not).
+counts; an include of a folder above does not compile, since each folder's
+library sees only the headers of the folders it links, CMakeLists.txt).
 
     layers.py BUILD_DIR
 """
 import collections
 import glob
 import os
+import re
 import subprocess
 import sys
 
@@ -39,16 +41,50 @@ def symbols(obj, flags):
     return out.splitlines()
 
 
+def target_folder(target):
+    """fr_FOLDER's folder: fr_nft is lib/backend/nft, fr_parse lib/parse."""
+    name = target[len("fr_"):]
+    for f in LAYERS:
+        if f.split("/")[-1] == name:
+            return f
+    return None
+
+
+def link_checks(root, rank):
+    """Each folder's library links only folders below it (CMakeLists.txt),
+    so its sources see no header of a folder above."""
+    text = open(os.path.join(root, "CMakeLists.txt")).read()
+    bad = 0
+    for m in re.finditer(r"target_link_libraries\((fr_\w+) PUBLIC([^)]*)\)",
+                         text):
+        user = target_folder(m.group(1))
+        for dep in re.findall(r"\bfr_\w+", m.group(2)):
+            if dep == "fr_headers":
+                continue
+            owner = target_folder(dep)
+            if user is None or owner is None or rank[owner] <= rank[user]:
+                print("%s links %s, which is not below it" % (m.group(1), dep))
+                bad += 1
+    return bad
+
+
 def main():
     build, root = sys.argv[1], os.path.dirname(os.path.dirname(
         os.path.dirname(os.path.abspath(__file__))))
-    objdir = os.path.join(build, "CMakeFiles", "fastrestore_lib.dir")
-    objs = [o for o in glob.glob(objdir + "/lib/**/*.o", recursive=True)
-            if os.path.exists(os.path.join(root, os.path.relpath(o, objdir)[:-2]))]
+    # Each folder's library (CMakeLists.txt: fr_FOLDER) builds its objects
+    # under CMakeFiles/fr_FOLDER.dir/lib/...
+    objdirs = glob.glob(os.path.join(build, "CMakeFiles", "fr_*.dir"))
+    source = {}
+    for objdir in objdirs:
+        for o in glob.glob(objdir + "/lib/**/*.o", recursive=True):
+            rel = os.path.relpath(o, objdir)[:-2]
+            if os.path.exists(os.path.join(root, rel)):
+                source[o] = rel
+    objs = sorted(source)
     if not objs:
-        print("no objects under " + objdir)
+        print("no objects under " + os.path.join(build, "CMakeFiles"))
         return 2
-    folder = lambda o: os.path.dirname(os.path.relpath(o, objdir))
+    folder = lambda o: os.path.dirname(source[o])
     defined = {}
     for o in objs:
         for line in symbols(o, ["--defined-only", "-g"]):
@@ -76,9 +112,10 @@ def main():
     for (user, owner), syms in sorted(bad.items()):
         print("%s uses %s, which is not below it: %s" %
               (user, owner, ", ".join(sorted(syms)[:3])))
-    print("%d objects in %d folders; %d upward uses" %
-          (len(objs), len({folder(o) for o in objs}), len(bad)))
-    return 1 if bad else 0
+    bad_links = link_checks(root, rank)
+    print("%d objects in %d folders; %d upward uses; %d upward links" %
+          (len(objs), len({folder(o) for o in objs}), len(bad), bad_links))
+    return 1 if bad or bad_links else 0
 
 
 if __name__ == "__main__":

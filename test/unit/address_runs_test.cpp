@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "fastrestore/address_runs.h"
 #include "fastrestore/ipsets.h"
 #include "helpers.h"
+#include "optimize/address_runs.h"
 
 using namespace fastrestore;
 

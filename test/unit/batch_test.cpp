@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <cstring>
 
-#include "fastrestore/nft_backend.h"
 #include "helpers.h"
+#include "nft/nft_backend.h"
 
 using namespace fastrestore;
 

@@ -8,10 +8,10 @@
 #include <algorithm>
 #include <cstring>
 
-#include "fastrestore/bridge_policy.h"
-#include "fastrestore/nft_rule.h"
-#include "fastrestore/plan.h"
+#include "check/bridge_policy.h"
+#include "check/plan.h"
 #include "helpers.h"
+#include "nft/nft_rule.h"
 
 using namespace fastrestore;
 

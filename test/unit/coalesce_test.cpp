@@ -13,9 +13,9 @@
 #include <cstring>
 #include <sstream>
 
-#include "fastrestore/nft_transport.h"
 #include "fastrestore/restore.h"
 #include "helpers.h"
+#include "nft/nft_transport.h"
 
 using namespace fastrestore;
 

@@ -14,9 +14,9 @@
 #include <string>
 
 #include "../../lib/save/decode.h"
-#include "fastrestore/nft_rule.h"
-#include "fastrestore/save_print.h"
 #include "helpers.h"
+#include "nft/nft_rule.h"
+#include "print/save_print.h"
 
 using namespace fastrestore;
 

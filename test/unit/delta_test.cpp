@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "fastrestore/delta.h"
+#include "check/delta.h"
 #include "fastrestore/tables.h"
 
 using namespace fastrestore;

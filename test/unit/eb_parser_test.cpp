@@ -7,8 +7,8 @@
 #include <arpa/inet.h>
 
 #include "fastrestore/eb_parser.h"
-#include "fastrestore/lexer.h"
 #include "fastrestore/xtables_bridge.h"
+#include "lex/lexer.h"
 
 using namespace fastrestore;
 

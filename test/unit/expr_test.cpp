@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "fastrestore/nft_expr.h"
+#include "expr/nft_expr.h"
 
 using fastrestore::nft::ExprWriter;
 

@@ -17,9 +17,9 @@
 #include <functional>
 #include <memory>
 
-#include "fastrestore/bridge_policy.h"
-#include "fastrestore/nft_attrs.h"
-#include "fastrestore/nft_dumper.h"
+#include "check/bridge_policy.h"
+#include "nft/nft_attrs.h"
+#include "nft/nft_dumper.h"
 
 namespace fastrestore::test {
 namespace {

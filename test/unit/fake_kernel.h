@@ -26,7 +26,7 @@
 #include <utility>
 #include <vector>
 
-#include "fastrestore/nft_transport.h"
+#include "nft/nft_transport.h"
 
 namespace fastrestore::test {
 

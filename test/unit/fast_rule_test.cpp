@@ -5,10 +5,10 @@
 #include <random>
 #include <sstream>
 
-#include "fastrestore/fast_rule.h"
-#include "fastrestore/legacy.h"
-#include "fastrestore/lexer.h"
 #include "helpers.h"
+#include "legacy/legacy.h"
+#include "lex/lexer.h"
+#include "parse/fast_rule.h"
 
 using namespace fastrestore;
 

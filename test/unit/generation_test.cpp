@@ -12,9 +12,9 @@
 #include <cstring>
 #include <sstream>
 
-#include "fastrestore/nft_backend.h"
 #include "fastrestore/restore.h"
 #include "helpers.h"
+#include "nft/nft_backend.h"
 
 using namespace fastrestore;
 

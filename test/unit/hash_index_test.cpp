@@ -1,13 +1,13 @@
-// HashIndex (include/fastrestore/hash_index.h): entries found by hash,
+// HashIndex (lib/sys/include/sys/hash_index.h): entries found by hash,
 // several of one hash in the order they were put, none for hash 0.
 #include <catch2/catch.hpp>
 
 #include <string>
 #include <vector>
 
-#include "fastrestore/hash64.h"
-#include "fastrestore/hash_index.h"
-#include "fastrestore/name_set.h"
+#include "sys/hash64.h"
+#include "sys/hash_index.h"
+#include "sys/name_set.h"
 
 using fastrestore::hash64;
 using fastrestore::HashIndex;

@@ -2,7 +2,7 @@
 // first refusal, else the first it left to the kernel.
 #include <catch2/catch.hpp>
 
-#include "fastrestore/held_refusals.h"
+#include "diag/held_refusals.h"
 
 using namespace fastrestore;
 

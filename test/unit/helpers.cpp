@@ -10,10 +10,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "fastrestore/lexer.h"
-#include "fastrestore/nft_rule.h"
 #include "fastrestore/restore.h"
 #include "fastrestore/tables.h"
+#include "lex/lexer.h"
+#include "nft/nft_rule.h"
 
 namespace fastrestore::test {
 namespace {

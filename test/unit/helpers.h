@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "check/plan.h"
 #include "fastrestore/ir.h"
-#include "fastrestore/nft_transport.h"
-#include "fastrestore/plan.h"
 #include "fastrestore/restore_options.h"
-#include "fastrestore/xt_parser.h"
+#include "nft/nft_transport.h"
+#include "parse/xt_parser.h"
 
 namespace fastrestore::test {
 

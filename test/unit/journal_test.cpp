@@ -11,7 +11,7 @@
 #include <fstream>
 #include <string>
 
-#include "fastrestore/journal.h"
+#include "journal/journal.h"
 
 using namespace fastrestore;
 

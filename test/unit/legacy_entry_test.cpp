@@ -11,8 +11,8 @@ extern "C" {
 
 #include <cstring>
 
-#include "fastrestore/legacy.h"
 #include "helpers.h"
+#include "legacy/legacy.h"
 
 using namespace fastrestore;
 

@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "../../lib/backend/legacy/image.h"
-#include "fastrestore/fast_rule.h"
-#include "fastrestore/legacy.h"
+#include "legacy/legacy.h"
+#include "parse/fast_rule.h"
 
 using namespace fastrestore;
 using legacy::TableImage;

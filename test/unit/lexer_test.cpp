@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "fastrestore/lexer.h"
+#include "lex/lexer.h"
 
 using fastrestore::split_words;
 

@@ -6,7 +6,7 @@
 
 #include <linux/netfilter.h>
 
-#include "fastrestore/plan.h"
+#include "check/plan.h"
 #include "fastrestore/tables.h"
 #include "helpers.h"
 

@@ -2,7 +2,7 @@
 
 #include <linux/netfilter.h>
 
-#include "fastrestore/plan.h"
+#include "check/plan.h"
 #include "helpers.h"
 
 using namespace fastrestore;

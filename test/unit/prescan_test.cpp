@@ -14,7 +14,7 @@
 
 #include "../../lib/driver/prescan.h"
 #include "fastrestore/diagnostic.h"
-#include "fastrestore/hash64.h"
+#include "sys/hash64.h"
 
 using fastrestore::BasicAppend;
 using fastrestore::Family;

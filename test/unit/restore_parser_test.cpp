@@ -2,8 +2,8 @@
 
 #include <sstream>
 
-#include "fastrestore/restore_parser.h"
 #include "helpers.h"
+#include "parse/restore_parser.h"
 
 using namespace fastrestore;
 

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "../../lib/incremental/table_delta.h"
-#include "fastrestore/nft_backend.h"
 #include "fastrestore/tables.h"
 #include "helpers.h"
+#include "nft/nft_backend.h"
 
 using namespace fastrestore;
 

@@ -19,8 +19,8 @@ extern "C" {
 #include <cstring>
 #include <string_view>
 
-#include "fastrestore/legacy.h"
-#include "fastrestore/target_name.h"
+#include "legacy/legacy.h"
+#include "print/target_name.h"
 
 namespace fastrestore::legacy {
 namespace {

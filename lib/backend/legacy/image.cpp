@@ -1,9 +1,9 @@
 // See image.h.
 #include "image.h"
-#include "fastrestore/stats.h"
+#include "diag/stats.h"
 
 #include "arena.h"
-#include "fastrestore/legacy_sockopt.h"
+#include "legacy/legacy_sockopt.h"
 
 #include <unistd.h>
 
@@ -15,7 +15,7 @@
 #include <map>
 #include <type_traits>
 
-#include "fastrestore/legacy.h"
+#include "legacy/legacy.h"
 
 namespace fastrestore::legacy {
 namespace {

@@ -1,4 +1,4 @@
-#include "fastrestore/iptc.h"
+#include "legacy/iptc.h"
 
 // glibc's network headers before the kernel's, or they collide.
 #include <arpa/inet.h>

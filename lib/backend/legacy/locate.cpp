@@ -1,9 +1,9 @@
-#include "fastrestore/legacy.h"
+#include "legacy/legacy.h"
 
 #include "fastrestore/private_netns.h"
 #include "fastrestore/restore_options.h"
-#include "fastrestore/restore_parser.h"
-#include "fastrestore/restore_writer.h"
+#include "parse/restore_parser.h"
+#include "parse/restore_writer.h"
 
 namespace fastrestore::legacy {
 

@@ -1,4 +1,4 @@
-#include "fastrestore/xtables_lock.h"
+#include "legacy/xtables_lock.h"
 
 #include <fcntl.h>
 #include <sys/file.h>

@@ -11,16 +11,16 @@
 #include <optional>
 #include <string>
 
-#include "fastrestore/iptc.h"
-#include "fastrestore/legacy.h"
+#include "diag/stats.h"
 #include "fastrestore/restore_options.h"
-#include "fastrestore/restore_writer.h"
-#include "fastrestore/rule_print.h"
-#include "fastrestore/stats.h"
 #include "fastrestore/tables.h"
-#include "fastrestore/xtables_lock.h"
 #include "image.h"
+#include "legacy/iptc.h"
+#include "legacy/legacy.h"
+#include "legacy/xtables_lock.h"
 #include "missing.h"
+#include "parse/restore_writer.h"
+#include "print/rule_print.h"
 
 namespace fastrestore::legacy {
 namespace {

@@ -1,4 +1,4 @@
-#include "fastrestore/nft_batch.h"
+#include "nft/nft_batch.h"
 
 #include <cstdio> // libnftnl headers need FILE
 #include <libmnl/libmnl.h>
@@ -15,8 +15,8 @@
 #include <cstring>
 #include <new>
 
-#include "fastrestore/among.h"
-#include "fastrestore/nft_rule.h"
+#include "ext/among.h"
+#include "nft/nft_rule.h"
 
 namespace fastrestore::nft {
 namespace {

@@ -1,4 +1,4 @@
-#include "fastrestore/bridge_policy.h"
+#include "check/bridge_policy.h"
 
 #include <arpa/inet.h>
 #include <linux/netfilter.h>
@@ -7,7 +7,7 @@
 #include <cstring>
 #include <string_view>
 
-#include "fastrestore/nft_attrs.h"
+#include "nft/nft_attrs.h"
 
 namespace fastrestore::nft {
 namespace {

@@ -8,8 +8,8 @@
 #include <cstring>
 #include <new>
 
-#include "fastrestore/nft_backend.h"
-#include "fastrestore/nft_compat.h"
+#include "nft/nft_backend.h"
+#include "nft/nft_compat.h"
 
 namespace fastrestore::nft {
 namespace {

@@ -1,6 +1,6 @@
-#include "fastrestore/nft_compat.h"
+#include "nft/nft_compat.h"
 
-#include "fastrestore/nft_attrs.h"
+#include "nft/nft_attrs.h"
 
 #include <arpa/inet.h>
 #include <libmnl/libmnl.h>

@@ -19,8 +19,8 @@
 
 #include "dump.h"
 
-#include "fastrestore/bridge_policy.h"
-#include "fastrestore/nft_attrs.h"
+#include "check/bridge_policy.h"
+#include "nft/nft_attrs.h"
 
 namespace fastrestore::nft {
 namespace {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "fastrestore/nft_dumper.h"
-#include "fastrestore/nft_transport.h"
+#include "nft/nft_dumper.h"
+#include "nft/nft_transport.h"
 
 namespace fastrestore::nft {
 

@@ -1,4 +1,4 @@
-#include "fastrestore/nft_dumper.h"
+#include "nft/nft_dumper.h"
 
 #include "dump.h"
 
@@ -14,7 +14,7 @@
 #include <ctime>
 
 #include "fastrestore/diagnostic.h"
-#include "fastrestore/nft_attrs.h"
+#include "nft/nft_attrs.h"
 
 namespace fastrestore::nft {
 

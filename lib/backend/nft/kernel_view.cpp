@@ -1,4 +1,4 @@
-#include "fastrestore/nft_kernel_view.h"
+#include "nft/nft_kernel_view.h"
 
 namespace fastrestore::nft {
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <tuple>
 
-#include "fastrestore/revision_probe.h"
+#include "xtables/revision_probe.h"
 
 namespace fastrestore {
 namespace {

@@ -1,4 +1,4 @@
-#include "fastrestore/nft_rule.h"
+#include "nft/nft_rule.h"
 
 // glibc's network headers before the kernel's, or they collide.
 #include <arpa/inet.h>
@@ -20,8 +20,8 @@
 #include <cstring>
 #include <memory>
 
-#include "fastrestore/bridge_policy.h"
-#include "fastrestore/ext.h"
+#include "check/bridge_policy.h"
+#include "ext/ext.h"
 
 namespace fastrestore::nft {
 namespace {

@@ -1,4 +1,4 @@
-#include "fastrestore/rule_signature.h"
+#include "nft/rule_signature.h"
 
 #include <cstdio> // libnftnl headers need FILE
 #include <libnftnl/expr.h>
@@ -7,8 +7,8 @@
 
 #include <cstring>
 
-#include "fastrestore/nft_rule.h"
 #include "fastrestore/xt_lookup.h"
+#include "nft/nft_rule.h"
 
 namespace fastrestore {
 namespace {

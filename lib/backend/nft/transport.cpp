@@ -1,4 +1,4 @@
-#include "fastrestore/nft_transport.h"
+#include "nft/nft_transport.h"
 
 #include "dump.h"
 

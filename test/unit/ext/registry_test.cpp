@@ -7,8 +7,8 @@
 #include <string>
 
 #include "../helpers.h"
-#include "fastrestore/ext.h"
-#include "fastrestore/nft_expr.h"
+#include "expr/nft_expr.h"
+#include "ext/ext.h"
 
 using namespace fastrestore;
 

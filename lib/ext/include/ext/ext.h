@@ -1,0 +1,77 @@
+// Lowering of matches and targets to nf_tables expressions.
+//
+// A few extensions have a native nf_tables form that iptables-nft 1.8.9
+// emits instead of the compat expression (tcp, udp, mark, limit, NFLOG,
+// TRACE for ip and ip6; limit and among for the bridge, where 802_3 is
+// checked); each lives in its own unit under lib/ext and registers here by
+// name, families and revision. Everything else becomes a compat
+// "match"/"target" expression that carries the plugin's binary unchanged.
+// The nf_tables rule encoder reaches the units only through this header;
+// the units write through the backend's expression writer (nft_expr.h).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "expr/nft_expr.h"
+#include "fastrestore/ir.h"
+
+namespace fastrestore {
+
+struct LowerCtx {
+  nft::ExprWriter &out;
+  Family family;
+  uint8_t compat_proto; // the rule's -p (0: none), for tcp/udp checks
+  Location loc;         // the rule, for errors
+  // Bridge rules: the ebt_entry bitmask (EBT_802_3 for -p LENGTH), and the
+  // transaction ids of the anonymous sets made for the rule's among
+  // matches, taken in order (`next_set` counts those used).
+  uint32_t eb_bitmask = 0;
+  const std::vector<uint32_t> *set_ids = nullptr;
+  size_t *next_set = nullptr;
+};
+
+// Returns false when this blob has no native form and must go compat.
+using NativeLowering = bool (*)(const XtBlob &, const LowerCtx &);
+
+// The families a native form is for.
+enum FamilyMask : uint8_t {
+  kInet = 1,   // ipv4 and ipv6
+  kBridge = 2, // bridge
+};
+
+struct NativeExtension {
+  const char *name;
+  bool target;
+  uint8_t families; // FamilyMask bits
+  int revision;     // the plugin revision the lowering reads; -1: any
+  NativeLowering lower;
+};
+
+// The native form of extension `name` of `revision` in `family`, or
+// nullptr.
+const NativeExtension *find_native_extension(std::string_view name, bool target,
+                                             Family family, int revision);
+
+void lower_match(const XtBlob &m, const LowerCtx &ctx);
+void lower_target(const XtBlob &t, const LowerCtx &ctx);
+
+// Native lowerings, one per unit.
+bool lower_match_tcp(const XtBlob &, const LowerCtx &);
+bool lower_match_udp(const XtBlob &, const LowerCtx &);
+bool lower_match_mark(const XtBlob &, const LowerCtx &);
+bool lower_match_limit(const XtBlob &, const LowerCtx &);
+bool lower_target_nflog(const XtBlob &, const LowerCtx &);
+bool lower_target_trace(const XtBlob &, const LowerCtx &);
+bool lower_match_among(const XtBlob &, const LowerCtx &);
+bool lower_match_802_3(const XtBlob &, const LowerCtx &);
+
+// Port ranges of tcp/udp (host order), shared by both lowerings.
+void lower_ports(const LowerCtx &ctx, const uint16_t src[2], bool inv_src,
+                 const uint16_t dst[2], bool inv_dst);
+
+// Throws a parameter-problem Error at the rule's location.
+[[noreturn]] void lowering_error(const LowerCtx &ctx, std::string message);
+
+} // namespace fastrestore

@@ -1,0 +1,114 @@
+// The state journal of the incremental restore: after each commit,
+// fastrestore records per network namespace, family and table what it
+// committed (each rule's key and kernel handle, each chain's kind and
+// policy: a TableState), so that the next --incremental load knows what
+// the kernel holds without reading it.
+//
+// A record is trusted only while the ruleset's generation is the one the
+// namespace's index names: any commit by another tool moves the
+// generation and makes every record of the namespace stale; a commit by
+// fastrestore moves the index forward with it, so its other tables'
+// records stay current. Files live in one root-only directory
+// (/run/fastrestore unless $FASTRESTORE_JOURNAL_DIR says otherwise; an
+// empty value turns the journal off): `<boot>-<cookie>.index` and
+// `<boot>-<cookie>-<family>-<table>.table`. A file that is corrupt,
+// truncated, of another namespace or boot, not a regular file owned by
+// root and writable by root alone, or reached through a symlink, is
+// ignored. The directory is pruned: other boots' files at once, then the
+// oldest files of other namespaces beyond 1024 files or 256 MiB. Pruning
+// removes only regular files named as the journal names its own; any
+// other file, directory, link or FIFO there is left alone.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "check/table_state.h"
+#include "sys/netns_id.h"
+
+namespace fastrestore {
+
+// Which table a record is of.
+struct JournalKey {
+  NetnsId ns;
+  uint32_t family = 0; // NFPROTO_*
+  std::string table;
+};
+
+// A table's record as bytes, and back (nullopt, with the reason, for bytes
+// that are not a whole record of `key` with this serial). Counters are not
+// recorded: a kernel side read from a journal has none (StateRule::counters
+// false).
+std::string encode_table_record(const JournalKey &key, uint64_t serial,
+                                const TableState &state);
+std::optional<TableState> decode_table_record(std::string_view bytes,
+                                              const JournalKey &key,
+                                              uint64_t serial,
+                                              std::string *why);
+
+// A namespace's index: the generation its records are current at, and the
+// serial of each table's current record.
+struct JournalIndex {
+  uint32_t generation = 0;
+  struct Entry {
+    uint32_t family = 0;
+    std::string table;
+    uint64_t serial = 0;
+  };
+  std::vector<Entry> tables;
+};
+std::string encode_index(const NetnsId &ns, const JournalIndex &index);
+std::optional<JournalIndex> decode_index(std::string_view bytes,
+                                         const NetnsId &ns, std::string *why);
+
+class Journal {
+public:
+  // The directory in use: $FASTRESTORE_JOURNAL_DIR when set (empty: none),
+  // else /run/fastrestore.
+  static std::string default_dir();
+
+  Journal(std::string dir, NetnsId ns);
+
+  // The table's record when it is current at `generation` (the ruleset's
+  // generation now); nullopt with the reason otherwise.
+  std::optional<TableState> load(uint32_t family, const std::string &table,
+                                 uint32_t generation, std::string *why) const;
+
+  // A table's record under a new serial, made by encode() (on another
+  // thread while the kernel takes a batch, or right before record()).
+  struct Encoded {
+    uint64_t serial = 0;
+    std::string bytes;
+  };
+  Encoded encode(uint32_t family, const std::string &table,
+                 const TableState &state) const;
+
+  // After this process's commit moved the ruleset from generation `before`
+  // to `after`: writes `record` for the table (none: forgets it), and keeps
+  // the namespace's other records current when they were at `before`.
+  // Nothing is written unless `generation_now` (asked under the journal's
+  // lock) is still `after`. False, with the reason, when nothing could be
+  // written; a restore goes on either way.
+  bool record(uint32_t family, const std::string &table, uint32_t before,
+              uint32_t after, const Encoded *record,
+              const std::function<uint32_t()> &generation_now,
+              std::string *why);
+
+  const std::string &dir() const { return dir_; }
+
+private:
+  std::string prefix() const; // "<boot>-<cookie>"
+  std::string table_path(uint32_t family, const std::string &table) const;
+  std::string index_path() const;
+  void prune() const;
+
+  std::string dir_;
+  NetnsId ns_;
+};
+
+} // namespace fastrestore
