@@ -226,36 +226,36 @@ void OpPlanner::plan_positional(const Command &cmd, std::vector<Op> &out) {
   }
 }
 
-const std::string &OpPlanner::signature(const RuleRef &ref) {
+const std::string &OpPlanner::identity(const RuleRef &ref) {
   auto key = std::make_pair(ref.handle, ref.id);
-  auto it = sigs_.find(key);
-  if (it != sigs_.end())
+  auto it = identities_.find(key);
+  if (it != identities_.end())
     return it->second;
-  std::string sig;
+  std::string id;
   if (ref.handle) {
     auto m = kernel_msgs_.find(ref.handle);
-    if (m != kernel_msgs_.end() && kernel_.sign_message)
-      sig = kernel_.sign_message(m->second);
-  } else if (kernel_.sign_batch_rule) {
-    sig = kernel_.sign_batch_rule(ref.id);
+    if (m != kernel_msgs_.end() && kernel_.identify_message)
+      id = kernel_.identify_message(m->second);
+  } else if (kernel_.identify_batch_rule) {
+    id = kernel_.identify_batch_rule(ref.id);
   }
-  return sigs_.emplace(key, std::move(sig)).first->second;
+  return identities_.emplace(key, std::move(id)).first->second;
 }
 
 // -D and -C by rule specification: the first rule of the chain with the
-// same signature.
+// same identity (never ebtables-nft's policy rule: its user data marks it).
 void OpPlanner::plan_by_spec(const Command &cmd, std::vector<Op> &out) {
-  if (!kernel_.sign_rule || !kernel_.sign_message || !kernel_.sign_batch_rule)
+  if (!kernel_.identify_rule || !kernel_.identify_message ||
+      !kernel_.identify_batch_rule)
     needs_kernel_rules(cmd, cmd.kind == CommandKind::check
                                 ? "-C"
                                 : "-D with a rule specification");
   Chain &c = model_chain(cmd);
   for (const auto &r : cmd.rules) {
-    const std::string want = kernel_.sign_rule(r);
+    const std::string want = kernel_.identify_rule(r);
     auto it =
-        std::find_if(c.rules.begin(), c.rules.end(), [&](const RuleRef &ref) {
-          return signature(ref) == want;
-        });
+        std::find_if(c.rules.begin(), c.rules.end(),
+                     [&](const RuleRef &ref) { return identity(ref) == want; });
     if (it == c.rules.end())
       no_such_rule(cmd.loc);
     if (cmd.kind == CommandKind::remove) {

@@ -14,7 +14,7 @@
 #include "nft/nft_attrs.h"
 #include "nft/nft_backend.h"
 #include "nft/nft_dumper.h"
-#include "nft/rule_signature.h"
+#include "nft/rule_identity.h"
 #include "sys/hash64.h"
 #include "sys/hash_index.h"
 

@@ -23,7 +23,7 @@
 #include "nft/nft_backend.h"
 #include "nft/nft_kernel_view.h"
 #include "nft/nft_rule.h"
-#include "nft/rule_signature.h"
+#include "nft/rule_identity.h"
 #include "nft_writer/nft_writer.h"
 #include "parse/restore_writer.h"
 #include "print/rule_print.h"
@@ -133,12 +133,14 @@ public:
         return found;
       };
     }
-    kernel.sign_message = [](std::string_view m) { return rule_signature(m); };
-    kernel.sign_batch_rule = [this](uint32_t id) {
-      return rule_signature(batch_->rule_message(id));
+    kernel.identify_message = [](std::string_view m) {
+      return rule_identity(m);
     };
-    kernel.sign_rule = [family = cfg_.family](const Rule &r) {
-      return rule_signature(r, family);
+    kernel.identify_batch_rule = [this](uint32_t id) {
+      return rule_identity(batch_->rule_message(id));
+    };
+    kernel.identify_rule = [family = cfg_.family](const Rule &r) {
+      return rule_identity(r, family);
     };
     planner_.emplace(table, cfg_.noflush, cfg_.counters, std::move(kernel),
                      cfg_.family, id_base_);

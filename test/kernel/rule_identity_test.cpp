@@ -1,6 +1,6 @@
 // One rule identity (nft/rule_identity.h) across its representations: a
 // rule as parsed (IR), as encoded for the kernel, and as the kernel reads
-// it back must have the same signature, since -C and -D by rule
+// it back must have the same identity, since -C and -D by rule
 // specification compare the input's rule with the kernel's. Loaded in a
 // private network namespace of the test's own (unshare -n).
 #include <catch2/catch.hpp>
@@ -11,7 +11,7 @@
 #include "lex/lexer.h"
 #include "nft/nft_rule.h"
 #include "nft/nft_transport.h"
-#include "nft/rule_signature.h"
+#include "nft/rule_identity.h"
 #include "parse/xt_parser.h"
 #include "xtables/revision_probe.h"
 
@@ -83,13 +83,13 @@ TEST_CASE("a rule's identity is its encoded message's and its read-back's",
       LexResult lex = split_words(line);
       const Command cmd = xt.parse(lex.tokens, c.table, 1, line, nullptr);
       REQUIRE(cmd.rules.size() == 1);
-      const std::string ir = rule_signature(cmd.rules[0], c.family);
-      const std::string encoded = rule_signature(
+      const std::string ir = rule_identity(cmd.rules[0], c.family);
+      const std::string encoded = rule_identity(
           nft::rule_message(cmd.rules[0], c.family, c.table, cmd.chain));
       CHECK(ir == encoded);
       bool found = false;
       for (const std::string &m : read)
-        found |= rule_signature(m) == ir;
+        found |= rule_identity(m) == ir;
       INFO(line);
       CHECK(found);
     }

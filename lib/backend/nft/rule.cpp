@@ -241,7 +241,7 @@ uint8_t nfproto_of(Family family) {
 
 std::string rule_message(const Rule &rule, Family family,
                          const std::string &table, const std::string &chain) {
-  // Reused: a signature is computed per rule compared, and a fresh
+  // Reused: an identity is computed per rule compared, and a fresh
   // zero-filled buffer each time would cost more than the encoding.
   static thread_local std::unique_ptr<char[]> buf(new char[1 << 20]);
   nlmsghdr *nlh =

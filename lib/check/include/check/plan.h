@@ -81,18 +81,18 @@ struct Op {
 // How --noflush reaches the kernel's table: `read` dumps it whole (called
 // at most once per block, when a command first needs every chain);
 // `read_chains`, when given, reads only the chains named (a command that
-// addresses rules of one chain reads that chain alone); the signers give rule
-// identities for -D and -C by rule specification (see rule_signature.h):
-// of a rule the kernel dumped, of a rule added earlier in this block (by
-// transaction id), and of a rule from the input.
+// addresses rules of one chain reads that chain alone); the identify_*
+// functions give rule identities for -D and -C by rule specification
+// (nft/rule_identity.h): of a rule the kernel dumped, of a rule added
+// earlier in this block (by transaction id), and of a rule from the input.
 struct KernelAccess {
   std::function<KernelTable()> read;
   std::function<KernelTable(const std::vector<std::string> &names)> read_chains;
   // Whether the kernel's table has this chain (one small request).
   std::function<bool(const std::string &chain)> chain_exists;
-  std::function<std::string(std::string_view message)> sign_message;
-  std::function<std::string(uint32_t id)> sign_batch_rule;
-  std::function<std::string(const Rule &rule)> sign_rule;
+  std::function<std::string(std::string_view message)> identify_message;
+  std::function<std::string(uint32_t id)> identify_batch_rule;
+  std::function<std::string(const Rule &rule)> identify_rule;
 };
 
 struct Plan {
@@ -154,7 +154,7 @@ private:
     uint64_t handle = 0; // 0: created in this block
     std::vector<RuleRef> rules;
   };
-  const std::string &signature(const RuleRef &ref);
+  const std::string &identity(const RuleRef &ref);
   void plan_by_spec(const Command &cmd, std::vector<Op> &out);
   void plan_zero(const Command &cmd, std::vector<Op> &out);
   // `id` carries the rule id, or the policy for Event::policy.
@@ -198,13 +198,13 @@ private:
   };
   std::vector<Logged> log_;
   // For -D/-C by specification and -Z: the kernel's rule messages and the
-  // signatures computed so far.
+  // identities computed so far.
   std::map<uint64_t, std::string> kernel_msgs_;
   // The kernel's bridge policy rules read (handle -> verdict).
   std::map<uint64_t, uint32_t> kernel_policy_rules_;
   // The bridge policy rules this block appended (id -> verdict).
   std::map<uint32_t, uint32_t> block_policy_rules_;
-  std::map<std::pair<uint64_t, uint32_t>, std::string> sigs_;
+  std::map<std::pair<uint64_t, uint32_t>, std::string> identities_;
 };
 
 // Throws Error for the first command the model refuses. `read_kernel` is

@@ -1,4 +1,4 @@
-#include "nft/rule_signature.h"
+#include "nft/rule_identity.h"
 
 #include <cstdio> // libnftnl headers need FILE
 #include <libnftnl/expr.h>
@@ -62,7 +62,7 @@ int add_expr(nftnl_expr *e, void *data) {
   return 0;
 }
 
-// The signature of NEWRULE message `message`, then what `more` adds from
+// The expressions of NEWRULE message `message`, then what `more` adds from
 // the parsed rule.
 template <class F> std::string read_rule(std::string_view message, F more) {
   std::string out;
@@ -79,10 +79,6 @@ template <class F> std::string read_rule(std::string_view message, F more) {
 }
 
 } // namespace
-
-std::string rule_signature(std::string_view message) {
-  return read_rule(message, [](nftnl_rule *, std::string &) {});
-}
 
 std::string rule_identity(std::string_view message, uint64_t *packets,
                           uint64_t *bytes) {
@@ -109,8 +105,8 @@ std::string rule_identity(std::string_view message, uint64_t *packets,
   });
 }
 
-std::string rule_signature(const Rule &rule, Family family) {
-  return rule_signature(nft::rule_message(rule, family, "t", "c"));
+std::string rule_identity(const Rule &rule, Family family) {
+  return rule_identity(nft::rule_message(rule, family, "t", "c"));
 }
 
 } // namespace fastrestore
