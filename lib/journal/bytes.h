@@ -81,7 +81,15 @@ public:
   }
   std::string_view str(size_t max) {
     const uint64_t n = varint();
-    if (n > max || n > in_.size() - pos_) {
+    if (n > max) {
+      ok_ = false;
+      return {};
+    }
+    return raw(n);
+  }
+  // The next `n` bytes as they are.
+  std::string_view raw(uint64_t n) {
+    if (!ok_ || n > in_.size() - pos_) {
       ok_ = false;
       return {};
     }

@@ -2,17 +2,24 @@
 // a magic and a version and ends with a hash64 of all bytes before it, so
 // that a truncated or altered file is refused as a whole.
 //
-// Table record: "FRJT" u32:version, str:boot u64:cookie u32:family
-// str:table u64:serial u64:fingerprint u64:block u64:next_handle,
-// varint:chains, then per chain str:name u8:flags (1 base, 2 has a
-// policy, 4 hook and type follow, 8 policy follows), [u32:hook u32:prio
-// str:type] [u32:policy] varint:rules (a user chain, most of a
-// kube-proxy table's 40,000, has neither: 13 bytes less each), and per
-// rule u64:key u64:line varint:zigzag(handle - previous handle), then
-// varint:sets and per set str:name u64:digest u64:members; u64:hash.
+// Table record: "FRJT" u32:version u32:head_len, the head, u64:head_hash
+// (hash64 of every byte before it), the chains' bodies, u64:hash. The head
+// is str:boot u64:cookie u32:family str:table u64:serial u64:fingerprint
+// u64:block u64:next_handle, varint:chains, per chain str:name u8:flags (1
+// base, 2 has a policy, 4 hook and type follow, 8 policy follows), [u32:hook
+// u32:prio str:type] [u32:policy] varint:rules varint:body_len
+// [u32:body_hash, the low bits of the body's hash64, when body_len is not
+// 0] (a user chain, most of a kube-proxy table's 40,000, has neither hook
+// nor policy: 13 bytes less each), then varint:sets and per set str:name
+// u64:digest u64:members. A chain's body is per rule u64:key u64:line
+// varint:zigzag(handle - previous handle of the chain), in chain order, the
+// bodies in the head's order: one chain is read with the head and its body
+// alone (each with its own hash), and a chain's edit copies the other
+// bodies as they are.
 // Index: "FRJI" u32:version str:boot u64:cookie u32:generation
 // varint:tables, per table u32:family str:table u64:serial; u64:hash.
 #include <cstring>
+#include <deque>
 
 #include "bytes.h"
 #include "journal/journal.h"
@@ -21,8 +28,9 @@
 namespace fastrestore {
 namespace {
 
-constexpr uint32_t kVersion = 6;
+constexpr uint32_t kVersion = 7;
 constexpr size_t kMaxName = 256;
+constexpr uint64_t kMaxBody = uint64_t(512) << 20; // a record's most
 
 void seal(journal::Writer &w) {
   const uint64_t h = hash64(w.written());
@@ -79,70 +87,139 @@ int64_t unzigzag(uint64_t v) {
   return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1);
 }
 
-} // namespace
+// What a record says besides its chains' rules.
+struct RecordHead {
+  uint64_t fingerprint = 0, block = 0, next_handle = 0;
+  struct Chain {
+    StateChainHead head;
+    uint64_t rules = 0;
+    uint64_t body_len = 0;
+    uint32_t body_hash = 0; // hash64 of the body, its low 32 bits
+  };
+  std::vector<Chain> chains;
+  std::vector<StateSet> sets;
+};
 
-std::string encode_table_record(const JournalKey &key, uint64_t serial,
-                                const TableState &state) {
-  journal::Writer w;
-  // (Each rule's key, line and handle; each chain's name and head.)
-  size_t size = 64 + state.rule_count() * 18;
-  for (const StateChain &c : state.chains)
-    size += c.name.size() + c.type.size() + 16;
-  w.reserve(size);
-  w.raw("FRJT");
-  w.u32(kVersion);
-  put_ns(w, key.ns);
-  w.u32(key.family);
-  w.str(key.table);
-  w.u64(serial);
-  w.u64(state.fingerprint);
-  w.u64(state.block);
-  w.u64(state.next_handle);
-  w.varint(state.chains.size());
-  for (const StateChain &c : state.chains) {
-    w.str(c.name);
-    const bool head = c.hook != 0 || c.prio != 0 || !c.type.empty();
+// The fixed start of a record: magic, version, head_len.
+constexpr size_t kStart = 4 + 4 + 4;
+
+void put_rules(journal::Writer &w, const std::vector<StateRule> &rules) {
+  uint64_t prev = 0;
+  for (const StateRule &r : rules) {
+    w.u64(r.key);
+    w.u64(r.line);
+    w.varint(zigzag(static_cast<int64_t>(r.handle - prev)));
+    prev = r.handle;
+  }
+}
+
+// A chain's `count` rules from its body; false when the body is not that.
+bool get_rules(std::string_view body, uint64_t count,
+               std::vector<StateRule> &rules) {
+  journal::Reader r(body);
+  if (count > body.size() / 17)
+    return false;
+  rules.resize(count);
+  uint64_t prev = 0;
+  for (StateRule &rule : rules) {
+    rule.key = r.u64();
+    rule.line = r.u64();
+    rule.handle = prev + static_cast<uint64_t>(unzigzag(r.varint()));
+    prev = rule.handle;
+  }
+  return r.ok() && r.left() == 0;
+}
+
+// The record of `head` whose chains' bodies are `bodies` (in order).
+std::string assemble(const JournalKey &key, uint64_t serial,
+                     const RecordHead &head,
+                     const std::vector<std::string_view> &bodies) {
+  journal::Writer h;
+  size_t size = 64;
+  for (const auto &c : head.chains)
+    size += c.head.name.size() + c.head.type.size() + 40;
+  h.reserve(size);
+  put_ns(h, key.ns);
+  h.u32(key.family);
+  h.str(key.table);
+  h.u64(serial);
+  h.u64(head.fingerprint);
+  h.u64(head.block);
+  h.u64(head.next_handle);
+  h.varint(head.chains.size());
+  for (const auto &chain : head.chains) {
+    const StateChainHead &c = chain.head;
+    h.str(c.name);
+    const bool hooked = c.hook != 0 || c.prio != 0 || !c.type.empty();
     const bool policy = c.has_policy || c.policy != 0;
-    w.u8(static_cast<uint8_t>((c.base ? 1 : 0) | (c.has_policy ? 2 : 0) |
-                              (head ? 4 : 0) | (policy ? 8 : 0)));
-    if (head) {
-      w.u32(c.hook);
-      w.u32(static_cast<uint32_t>(c.prio));
-      w.str(c.type);
+    h.u8(static_cast<uint8_t>((c.base ? 1 : 0) | (c.has_policy ? 2 : 0) |
+                              (hooked ? 4 : 0) | (policy ? 8 : 0)));
+    if (hooked) {
+      h.u32(c.hook);
+      h.u32(static_cast<uint32_t>(c.prio));
+      h.str(c.type);
     }
     if (policy)
-      w.u32(c.policy);
-    w.varint(c.rules.size());
-    uint64_t prev = 0;
-    for (const StateRule &r : c.rules) {
-      w.u64(r.key);
-      w.u64(r.line);
-      w.varint(zigzag(static_cast<int64_t>(r.handle - prev)));
-      prev = r.handle;
-    }
+      h.u32(c.policy);
+    h.varint(chain.rules);
+    h.varint(chain.body_len);
+    if (chain.body_len != 0)
+      h.u32(static_cast<uint32_t>(chain.body_hash));
   }
-  w.varint(state.sets.size());
-  for (const StateSet &set : state.sets) {
-    w.str(set.name);
-    w.u64(set.digest);
-    w.u64(set.members);
+  h.varint(head.sets.size());
+  for (const StateSet &set : head.sets) {
+    h.str(set.name);
+    h.u64(set.digest);
+    h.u64(set.members);
   }
+  const std::string_view head_bytes = h.written();
+  journal::Writer w;
+  size_t total = kStart + head_bytes.size() + 16;
+  for (std::string_view b : bodies)
+    total += b.size();
+  w.reserve(total);
+  w.raw("FRJT");
+  w.u32(kVersion);
+  w.u32(static_cast<uint32_t>(head_bytes.size()));
+  w.raw(head_bytes);
+  seal(w); // the head's hash
+  for (std::string_view b : bodies)
+    w.raw(b);
   seal(w);
   return w.take();
 }
 
-std::optional<TableState> decode_table_record(std::string_view bytes,
-                                              const JournalKey &key,
-                                              uint64_t serial,
-                                              std::string *why) {
-  std::optional<std::string_view> body = unseal(bytes, "FRJT", why);
-  if (!body)
-    return std::nullopt;
-  journal::Reader r(*body);
-  auto broken = [&]() -> std::optional<TableState> {
+// The head of a record, from its first bytes (`start`: at least kStart
+// plus the head and its hash); nullopt, with the reason, when it is not
+// the head of `key`'s record with this serial.
+std::optional<RecordHead> read_head(std::string_view start,
+                                    const JournalKey &key, uint64_t serial,
+                                    std::string *why) {
+  auto broken = [&]() -> std::optional<RecordHead> {
     *why = "its contents do not parse";
     return std::nullopt;
   };
+  journal::Reader s(start);
+  if (s.raw(4) != "FRJT") {
+    *why = "not a journal file";
+    return std::nullopt;
+  }
+  if (s.u32() != kVersion) {
+    *why = "written by another version";
+    return std::nullopt;
+  }
+  const uint32_t head_len = s.u32();
+  const std::string_view head_bytes = s.raw(head_len);
+  const uint64_t head_hash = s.u64();
+  if (!s.ok()) {
+    *why = "it is truncated";
+    return std::nullopt;
+  }
+  if (head_hash != hash64(start.substr(0, kStart + head_len))) {
+    *why = "its checksum does not match (truncated or altered)";
+    return std::nullopt;
+  }
+  journal::Reader r(head_bytes);
   if (!same_ns(r, key.ns, why)) {
     if (!r.ok())
       return broken();
@@ -161,15 +238,16 @@ std::optional<TableState> decode_table_record(std::string_view bytes,
     *why = "not the record the index names";
     return std::nullopt;
   }
-  TableState state;
-  state.fingerprint = r.u64();
-  state.block = r.u64();
-  state.next_handle = r.u64();
+  RecordHead head;
+  head.fingerprint = r.u64();
+  head.block = r.u64();
+  head.next_handle = r.u64();
   const uint64_t chains = r.varint();
   if (!r.ok() || chains > r.left())
     return broken();
-  state.chains.resize(chains);
-  for (StateChain &c : state.chains) {
+  head.chains.resize(chains);
+  for (auto &chain : head.chains) {
+    StateChainHead &c = chain.head;
     c.name = r.str(kMaxName);
     const uint8_t flags = r.u8();
     c.base = flags & 1;
@@ -181,30 +259,204 @@ std::optional<TableState> decode_table_record(std::string_view bytes,
     }
     if (flags & 8)
       c.policy = r.u32();
-    const uint64_t rules = r.varint();
-    if (!r.ok() || rules > r.left() / 17)
+    chain.rules = r.varint();
+    chain.body_len = r.varint();
+    if (chain.body_len != 0)
+      chain.body_hash = r.u32();
+    if (chain.body_len > kMaxBody)
       return broken();
-    c.rules.resize(rules);
-    uint64_t prev = 0;
-    for (StateRule &rule : c.rules) {
-      rule.key = r.u64();
-      rule.line = r.u64();
-      rule.handle = prev + static_cast<uint64_t>(unzigzag(r.varint()));
-      prev = rule.handle;
-    }
   }
   const uint64_t sets = r.varint();
   if (!r.ok() || sets > r.left() / 17)
     return broken();
-  state.sets.resize(sets);
-  for (StateSet &set : state.sets) {
+  head.sets.resize(sets);
+  for (StateSet &set : head.sets) {
     set.name = r.str(kMaxName);
     set.digest = r.u64();
     set.members = r.u64();
   }
   if (!r.ok() || r.left() != 0)
     return broken();
+  return head;
+}
+
+// A whole record's head and its chains' bodies (in order), its hash
+// checked.
+std::optional<RecordHead> read_record(std::string_view bytes,
+                                      const JournalKey &key, uint64_t serial,
+                                      std::vector<std::string_view> &bodies,
+                                      std::string *why) {
+  if (!unseal(bytes, "FRJT", why))
+    return std::nullopt;
+  std::optional<RecordHead> head = read_head(bytes, key, serial, why);
+  if (!head)
+    return std::nullopt;
+  journal::Reader r(bytes.substr(0, bytes.size() - 8));
+  r.raw(kStart);
+  r.raw(journal::Reader(bytes.substr(8, 4)).u32() + 8);
+  bodies.clear();
+  bodies.reserve(head->chains.size());
+  for (const auto &c : head->chains)
+    bodies.push_back(r.raw(c.body_len));
+  if (!r.ok() || r.left() != 0) {
+    *why = "its contents do not parse";
+    return std::nullopt;
+  }
+  return head;
+}
+
+StateChain chain_of(const RecordHead::Chain &c) {
+  StateChain chain;
+  static_cast<StateChainHead &>(chain) = c.head;
+  return chain;
+}
+
+} // namespace
+
+std::string encode_table_record(const JournalKey &key, uint64_t serial,
+                                const TableState &state) {
+  RecordHead head;
+  head.fingerprint = state.fingerprint;
+  head.block = state.block;
+  head.next_handle = state.next_handle;
+  head.sets = state.sets;
+  head.chains.resize(state.chains.size());
+  journal::Writer all;
+  all.reserve(state.rule_count() * 18);
+  std::vector<size_t> ends;
+  ends.reserve(state.chains.size());
+  for (size_t i = 0; i < state.chains.size(); ++i) {
+    const StateChain &c = state.chains[i];
+    const size_t begin = all.written().size();
+    put_rules(all, c.rules);
+    ends.push_back(all.written().size());
+    auto &h = head.chains[i];
+    h.head = c;
+    h.rules = c.rules.size();
+    h.body_len = ends.back() - begin;
+    h.body_hash = static_cast<uint32_t>(hash64(all.written().substr(begin)));
+  }
+  std::vector<std::string_view> bodies;
+  bodies.reserve(ends.size());
+  size_t begin = 0;
+  for (size_t end : ends) {
+    bodies.push_back(all.written().substr(begin, end - begin));
+    begin = end;
+  }
+  return assemble(key, serial, head, bodies);
+}
+
+std::optional<TableState> decode_table_record(std::string_view bytes,
+                                              const JournalKey &key,
+                                              uint64_t serial,
+                                              std::string *why) {
+  std::vector<std::string_view> bodies;
+  std::optional<RecordHead> head = read_record(bytes, key, serial, bodies, why);
+  if (!head)
+    return std::nullopt;
+  TableState state;
+  state.fingerprint = head->fingerprint;
+  state.block = head->block;
+  state.next_handle = head->next_handle;
+  state.sets = std::move(head->sets);
+  state.chains.reserve(head->chains.size());
+  for (size_t i = 0; i < head->chains.size(); ++i) {
+    state.chains.push_back(chain_of(head->chains[i]));
+    if (!get_rules(bodies[i], head->chains[i].rules,
+                   state.chains.back().rules)) {
+      *why = "its contents do not parse";
+      return std::nullopt;
+    }
+  }
   return state;
+}
+
+std::optional<ChainRecord>
+decode_chain_record(const ReadAt &read, const JournalKey &key, uint64_t serial,
+                    std::string_view name, std::string *why) {
+  std::string start;
+  if (!read(0, kStart, start)) {
+    *why = "it is truncated";
+    return std::nullopt;
+  }
+  const uint32_t head_len =
+      journal::Reader(std::string_view(start).substr(8)).u32();
+  if (!read(0, kStart + head_len + 8, start)) {
+    *why = "it is truncated";
+    return std::nullopt;
+  }
+  std::optional<RecordHead> head = read_head(start, key, serial, why);
+  if (!head)
+    return std::nullopt;
+  ChainRecord out;
+  out.fingerprint = head->fingerprint;
+  out.next_handle = head->next_handle;
+  uint64_t offset = kStart + head_len + 8;
+  for (const auto &c : head->chains) {
+    if (c.head.name != name) {
+      offset += c.body_len;
+      continue;
+    }
+    std::string body;
+    if (!read(offset, c.body_len, body)) {
+      *why = "it is truncated";
+      return std::nullopt;
+    }
+    if (c.body_len != 0 && static_cast<uint32_t>(hash64(body)) != c.body_hash) {
+      *why = "its checksum does not match (truncated or altered)";
+      return std::nullopt;
+    }
+    out.chain = chain_of(c);
+    if (!get_rules(body, c.rules, out.chain->rules)) {
+      *why = "its contents do not parse";
+      return std::nullopt;
+    }
+    break;
+  }
+  return out;
+}
+
+std::optional<std::string>
+edit_table_record(std::string_view bytes, const JournalKey &key,
+                  uint64_t serial, uint64_t new_serial,
+                  const std::vector<ChainEdit> &edits, uint64_t next_handle,
+                  std::string *why) {
+  std::vector<std::string_view> bodies;
+  std::optional<RecordHead> head = read_record(bytes, key, serial, bodies, why);
+  if (!head)
+    return std::nullopt;
+  // The edited chains' bodies, written anew (a deque: each stays put).
+  std::deque<std::string> written;
+  auto put = [&](RecordHead::Chain &c, const StateChain &chain) {
+    journal::Writer w;
+    put_rules(w, chain.rules);
+    written.push_back(w.take());
+    c.head = chain;
+    c.rules = chain.rules.size();
+    c.body_len = written.back().size();
+    c.body_hash = static_cast<uint32_t>(hash64(written.back()));
+    return std::string_view(written.back());
+  };
+  for (const ChainEdit &e : edits) {
+    size_t i = 0;
+    while (i < head->chains.size() && head->chains[i].head.name != e.name)
+      ++i;
+    if (i == head->chains.size()) {
+      if (!e.chain)
+        continue; // deleted, and not recorded
+      head->chains.emplace_back();
+      bodies.push_back(put(head->chains.back(), *e.chain));
+    } else if (!e.chain) {
+      head->chains.erase(head->chains.begin() + static_cast<ptrdiff_t>(i));
+      bodies.erase(bodies.begin() + static_cast<ptrdiff_t>(i));
+    } else {
+      bodies[i] = put(head->chains[i], *e.chain);
+    }
+  }
+  // The table is no longer what a block made.
+  head->block = 0;
+  head->next_handle = next_handle;
+  return assemble(key, new_serial, *head, bodies);
 }
 
 std::string encode_index(const NetnsId &ns, const JournalIndex &index) {

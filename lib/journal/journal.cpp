@@ -48,43 +48,71 @@ bool trusted_dir(const std::string &dir, std::string *why) {
   return true;
 }
 
-// The file's bytes when it is a regular file, not reached through a
-// symlink, owned and writable by root alone, of at most `max` bytes.
-std::optional<std::string> read_trusted(const std::string &path, size_t max,
-                                        std::string *why) {
-  const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
-                                        O_NONBLOCK | O_NOCTTY);
-  if (fd < 0) {
-    *why = errno == ENOENT  ? "no record"
-           : errno == ELOOP ? path + " is a symlink"
-                            : errno_text(("cannot open " + path).c_str());
-    return std::nullopt;
+// A file open for reading when it is a regular file, not reached through
+// a symlink, owned and writable by root alone, of at most `max` bytes;
+// closed on destruction.
+class TrustedFile {
+public:
+  TrustedFile(const std::string &path, size_t max, std::string *why) {
+    fd_ = open(path.c_str(),
+               O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd_ < 0) {
+      *why = errno == ENOENT  ? "no record"
+             : errno == ELOOP ? path + " is a symlink"
+                              : errno_text(("cannot open " + path).c_str());
+      return;
+    }
+    struct stat st;
+    if (fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode) || !root_only(st) ||
+        static_cast<uint64_t>(st.st_size) > max) {
+      *why = path + " is not a regular file owned and writable by root alone";
+      close(fd_);
+      fd_ = -1;
+      return;
+    }
+    size_ = static_cast<uint64_t>(st.st_size);
   }
-  struct stat st;
-  std::string out;
-  bool good = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && root_only(st) &&
-              static_cast<uint64_t>(st.st_size) <= max;
-  if (!good) {
-    *why = path + " is not a regular file owned and writable by root alone";
-  } else {
-    out.resize(static_cast<size_t>(st.st_size));
+  ~TrustedFile() {
+    if (fd_ >= 0)
+      close(fd_);
+  }
+  bool is_open() const { return fd_ >= 0; }
+  uint64_t size() const { return size_; }
+
+  // `len` bytes at `offset` into `out`; false when the file has fewer.
+  bool read_at(uint64_t offset, size_t len, std::string &out) const {
+    if (offset > size_ || len > size_ - offset)
+      return false;
+    out.resize(len);
     size_t got = 0;
-    while (got < out.size()) {
-      const ssize_t n = read(fd, out.data() + got, out.size() - got);
+    while (got < len) {
+      const ssize_t n = pread(fd_, out.data() + got, len - got,
+                              static_cast<off_t>(offset + got));
       if (n < 0 && errno == EINTR)
         continue;
       if (n <= 0)
-        break;
+        return false;
       got += static_cast<size_t>(n);
     }
-    if (got != out.size()) {
-      *why = "cannot read " + path;
-      good = false;
-    }
+    return true;
   }
-  close(fd);
-  if (!good)
+
+private:
+  int fd_ = -1;
+  uint64_t size_ = 0;
+};
+
+// The file's bytes when it is a TrustedFile.
+std::optional<std::string> read_trusted(const std::string &path, size_t max,
+                                        std::string *why) {
+  TrustedFile file(path, max, why);
+  if (!file.is_open())
     return std::nullopt;
+  std::string out;
+  if (!file.read_at(0, file.size(), out)) {
+    *why = "cannot read " + path;
+    return std::nullopt;
+  }
   return out;
 }
 
@@ -178,6 +206,8 @@ bool journal_file_name(std::string_view name) {
          journaled_name(std::string(rest.substr(dash + 1)));
 }
 
+} // namespace
+
 // An exclusive lock on the directory's lock file, released on destruction.
 class DirLock {
 public:
@@ -207,8 +237,6 @@ private:
   int fd_ = -1;
 };
 
-} // namespace
-
 std::string Journal::default_dir() {
   if (const char *dir = std::getenv("FASTRESTORE_JOURNAL_DIR"))
     return dir;
@@ -232,10 +260,10 @@ std::string Journal::table_path(uint32_t family,
          ".table";
 }
 
-std::optional<TableState> Journal::load(uint32_t family,
-                                        const std::string &table,
-                                        uint32_t generation,
-                                        std::string *why) const {
+std::optional<uint64_t> Journal::current_serial(uint32_t family,
+                                                const std::string &table,
+                                                uint32_t generation,
+                                                std::string *why) const {
   if (!journaled_name(table)) {
     *why = "table name not journaled";
     return std::nullopt;
@@ -256,45 +284,74 @@ std::optional<TableState> Journal::load(uint32_t family,
            std::to_string(generation) + ")";
     return std::nullopt;
   }
-  const JournalIndex::Entry *entry = nullptr;
   for (const auto &e : index->tables)
     if (e.family == family && e.table == table)
-      entry = &e;
-  if (entry == nullptr) {
-    *why = "no record of this table";
+      return e.serial;
+  *why = "no record of this table";
+  return std::nullopt;
+}
+
+std::optional<TableState> Journal::load(uint32_t family,
+                                        const std::string &table,
+                                        uint32_t generation,
+                                        std::string *why) const {
+  const std::optional<uint64_t> serial =
+      current_serial(family, table, generation, why);
+  if (!serial)
     return std::nullopt;
-  }
-  bytes = read_trusted(table_path(family, table), kMaxTable, why);
+  std::optional<std::string> bytes =
+      read_trusted(table_path(family, table), kMaxTable, why);
   if (!bytes)
     return std::nullopt;
-  std::optional<TableState> state = decode_table_record(
-      *bytes, JournalKey{ns_, family, table}, entry->serial, why);
+  std::optional<TableState> state =
+      decode_table_record(*bytes, JournalKey{ns_, family, table}, *serial, why);
   if (!state)
     *why = "record " + *why;
   return state;
 }
 
-bool Journal::record(uint32_t family, const std::string &table, uint32_t before,
-                     uint32_t after, const Encoded *record,
-                     const std::function<uint32_t()> &generation_now,
-                     std::string *why) {
-  if (!journaled_name(table)) {
-    *why = "table name not journaled";
+std::optional<ChainRecord> Journal::load_chain(uint32_t family,
+                                               const std::string &table,
+                                               const std::string &chain,
+                                               uint32_t generation,
+                                               std::string *why) const {
+  const std::optional<uint64_t> serial =
+      current_serial(family, table, generation, why);
+  if (!serial)
+    return std::nullopt;
+  TrustedFile file(table_path(family, table), kMaxTable, why);
+  if (!file.is_open())
+    return std::nullopt;
+  std::optional<ChainRecord> out = decode_chain_record(
+      [&](uint64_t offset, size_t len, std::string &bytes) {
+        return file.read_at(offset, len, bytes);
+      },
+      JournalKey{ns_, family, table}, *serial, chain, why);
+  if (!out)
+    *why = "record " + *why;
+  return out;
+}
+
+namespace {
+
+// The directory made when missing and trusted, and locked: `lock` held.
+bool lock_dir(const std::string &dir, std::optional<DirLock> &lock,
+              std::string *why) {
+  if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    *why = errno_text(("cannot make " + dir).c_str());
     return false;
   }
-  if (mkdir(dir_.c_str(), 0700) != 0 && errno != EEXIST) {
-    *why = errno_text(("cannot make " + dir_).c_str());
+  if (!trusted_dir(dir, why))
     return false;
-  }
-  if (!trusted_dir(dir_, why))
-    return false;
-  DirLock lock(dir_, why);
-  if (!lock.held())
-    return false;
-  if (generation_now() != after) {
-    *why = "another program committed right after this one";
-    return false;
-  }
+  lock.emplace(dir, why);
+  return lock->held();
+}
+
+} // namespace
+
+bool Journal::write_index(uint32_t family, const std::string &table,
+                          uint32_t before, uint32_t after,
+                          std::optional<uint64_t> serial, std::string *why) {
   JournalIndex index;
   std::string ignored;
   if (std::optional<std::string> bytes =
@@ -309,19 +366,83 @@ bool Journal::record(uint32_t family, const std::string &table, uint32_t before,
                                              e.table == table;
                                     }),
                      index.tables.end());
-  const std::string path = table_path(family, table);
-  if (record != nullptr) {
-    if (!write_file(dir_, path, record->bytes, why))
-      return false;
-    index.tables.push_back({family, table, record->serial});
-  } else {
-    unlink(path.c_str());
-  }
+  if (serial)
+    index.tables.push_back({family, table, *serial});
   index.generation = after;
   if (!write_file(dir_, index_path(), encode_index(ns_, index), why))
     return false;
   prune();
   return true;
+}
+
+bool Journal::lock_at(const std::string &table, uint32_t after,
+                      const std::function<uint32_t()> &generation_now,
+                      std::optional<DirLock> &lock, std::string *why) {
+  if (!journaled_name(table)) {
+    *why = "table name not journaled";
+    return false;
+  }
+  if (!lock_dir(dir_, lock, why))
+    return false;
+  if (generation_now() != after) {
+    *why = "another program committed right after this one";
+    return false;
+  }
+  return true;
+}
+
+bool Journal::put_record(uint32_t family, const std::string &table,
+                         uint32_t before, uint32_t after, const Encoded *record,
+                         std::string *why) {
+  const std::string path = table_path(family, table);
+  if (record != nullptr) {
+    if (!write_file(dir_, path, record->bytes, why))
+      return false;
+  } else {
+    unlink(path.c_str());
+  }
+  return write_index(
+      family, table, before, after,
+      record ? std::optional<uint64_t>(record->serial) : std::nullopt, why);
+}
+
+bool Journal::record(uint32_t family, const std::string &table, uint32_t before,
+                     uint32_t after, const Encoded *record,
+                     const std::function<uint32_t()> &generation_now,
+                     std::string *why) {
+  std::optional<DirLock> lock;
+  return lock_at(table, after, generation_now, lock, why) &&
+         put_record(family, table, before, after, record, why);
+}
+
+bool Journal::edit(uint32_t family, const std::string &table, uint32_t before,
+                   uint32_t after, const std::vector<ChainEdit> &edits,
+                   uint64_t next_handle,
+                   const std::function<uint32_t()> &generation_now,
+                   std::string *why) {
+  std::optional<DirLock> lock;
+  if (!lock_at(table, after, generation_now, lock, why))
+    return false;
+  Encoded out;
+  std::optional<std::string> edited;
+  if (std::optional<uint64_t> serial =
+          current_serial(family, table, before, why)) {
+    if (std::optional<std::string> bytes =
+            read_trusted(table_path(family, table), kMaxTable, why)) {
+      out.serial = new_serial();
+      edited = edit_table_record(*bytes, JournalKey{ns_, family, table},
+                                 *serial, out.serial, edits, next_handle, why);
+    }
+  }
+  if (!edited) {
+    // No current record to edit: the table's is forgotten.
+    const std::string reason = *why;
+    put_record(family, table, before, after, nullptr, why);
+    *why = reason;
+    return false;
+  }
+  out.bytes = std::move(*edited);
+  return put_record(family, table, before, after, &out, why);
 }
 
 Journal::Encoded Journal::encode(uint32_t family, const std::string &table,

@@ -33,6 +33,8 @@
 
 namespace fastrestore {
 
+class DirLock; // journal.cpp: the directory's lock, held while it lives
+
 // Which table a record is of.
 struct JournalKey {
   NetnsId ns;
@@ -50,6 +52,47 @@ std::optional<TableState> decode_table_record(std::string_view bytes,
                                               const JournalKey &key,
                                               uint64_t serial,
                                               std::string *why);
+
+// One chain of a table's record, read with the record's head and that
+// chain's rules alone: `chain` is nullopt when the record has no chain of
+// that name.
+struct ChainRecord {
+  std::optional<StateChain> chain;
+  uint64_t fingerprint = 0; // TableState::fingerprint
+  uint64_t next_handle = 0; // TableState::next_handle
+};
+
+// Reads `len` bytes at `offset` of a record into `out`; false when it has
+// fewer.
+using ReadAt =
+    std::function<bool(uint64_t offset, size_t len, std::string &out)>;
+
+// The chain `name` of the record `read` reads (nullopt, with the reason, as
+// for decode_table_record; the head and the chain's rules are checked by
+// hashes of their own, the other chains are not read).
+std::optional<ChainRecord>
+decode_chain_record(const ReadAt &read, const JournalKey &key, uint64_t serial,
+                    std::string_view name, std::string *why);
+
+// What a single command did to one chain of a recorded table: `chain` is
+// the chain as the command left it (its head and rules, each rule's key
+// and handle; another name than `name`: renamed), nullopt when deleted. A
+// chain the record lacks is added last, as the kernel lists a new chain.
+struct ChainEdit {
+  std::string name;
+  std::optional<StateChain> chain;
+};
+
+// The record `bytes` (of `key`, with `serial`) with `edits` made, under
+// `new_serial`: the other chains' rules are copied as they are; the table
+// no longer counts as made by a block (TableState::block 0), and the
+// kernel's next handle is `next_handle`. nullopt, with the reason, when
+// `bytes` is not that record.
+std::optional<std::string>
+edit_table_record(std::string_view bytes, const JournalKey &key,
+                  uint64_t serial, uint64_t new_serial,
+                  const std::vector<ChainEdit> &edits, uint64_t next_handle,
+                  std::string *why);
 
 // A namespace's index: the generation its records are current at, and the
 // serial of each table's current record.
@@ -79,6 +122,25 @@ public:
   std::optional<TableState> load(uint32_t family, const std::string &table,
                                  uint32_t generation, std::string *why) const;
 
+  // One chain of the table's record (decode_chain_record) when the record
+  // is current at `generation`; nullopt with the reason otherwise.
+  std::optional<ChainRecord> load_chain(uint32_t family,
+                                        const std::string &table,
+                                        const std::string &chain,
+                                        uint32_t generation,
+                                        std::string *why) const;
+
+  // After this process's command moved the ruleset from generation
+  // `before` to `after`: the table's record, current at `before`, with
+  // `edits` made (edit_table_record), and the namespace's other records
+  // kept current, as record() does. When the table has no record current
+  // at `before`, its record is forgotten and false returned; false, with
+  // the reason, too when nothing could be written.
+  bool edit(uint32_t family, const std::string &table, uint32_t before,
+            uint32_t after, const std::vector<ChainEdit> &edits,
+            uint64_t next_handle,
+            const std::function<uint32_t()> &generation_now, std::string *why);
+
   // A table's record under a new serial, made by encode() (on another
   // thread while the kernel takes a batch, or right before record()).
   struct Encoded {
@@ -105,6 +167,28 @@ private:
   std::string prefix() const; // "<boot>-<cookie>"
   std::string table_path(uint32_t family, const std::string &table) const;
   std::string index_path() const;
+  // The serial of the table's record when the index is current at
+  // `generation`; nullopt with the reason otherwise.
+  std::optional<uint64_t> current_serial(uint32_t family,
+                                         const std::string &table,
+                                         uint32_t generation,
+                                         std::string *why) const;
+  // The directory locked (`lock` held) when the ruleset is still at
+  // `after` after this process's commit, for `table`'s record.
+  bool lock_at(const std::string &table, uint32_t after,
+               const std::function<uint32_t()> &generation_now,
+               std::optional<DirLock> &lock, std::string *why);
+  // Under the lock: the table's record written (nullptr: forgotten), then
+  // the index (write_index).
+  bool put_record(uint32_t family, const std::string &table, uint32_t before,
+                  uint32_t after, const Encoded *record, std::string *why);
+  // Under the directory's lock, after a commit from `before` to `after`:
+  // the index (other tables' records kept when it was current at
+  // `before`) with `table`'s entry set to `serial` (nullopt: removed),
+  // written.
+  bool write_index(uint32_t family, const std::string &table, uint32_t before,
+                   uint32_t after, std::optional<uint64_t> serial,
+                   std::string *why);
   void prune() const;
 
   std::string dir_;
