@@ -212,6 +212,16 @@ def explain(case, a, b):
             "No argument after '!'" in b.stderr and
             re.search(rb"(?m)(^|[ \t])![ \t]*\r?$", case.data)):
         return "ebtables-nft-restore ignores a trailing '!'"
+    # -C/-D by specification: ip6tables-nft compares IPv6 addresses but not
+    # their prefix lengths; ebtables-nft leaves watchers out.
+    by_spec = re.search(r"(?m)^(\[\d+:\d+\][ \t]*)?(-C|-D|--check|--delete)"
+                        r"[ \t]+\S+[ \t]+-", text)
+    if (by_spec and a.status == 0 and b.status == 1 and
+            "Bad rule" in b.stderr):
+        if case.mode == "nft6" and re.search(r"[0-9a-fA-F:]+/\d+", text):
+            return "ip6tables-nft compares IPv6 addresses, not prefix lengths"
+        if case.mode == "bridge" and re.search(r"--(log|nflog)", text):
+            return "ebtables-nft leaves watchers out of -D and --check"
     if (case.mode == "nft6" and a.status == b.status and
             strip_counters(a.state) == strip_counters(b.state)):
         return "ip6tables-nft-restore drops -c counters"
