@@ -213,7 +213,8 @@ def explain(case, a, b):
             re.search(rb"(?m)(^|[ \t])![ \t]*\r?$", case.data)):
         return "ebtables-nft-restore ignores a trailing '!'"
     # -C/-D by specification: ip6tables-nft compares IPv6 addresses but not
-    # their prefix lengths; ebtables-nft leaves watchers out.
+    # their prefix lengths; ebtables-nft leaves watchers out;
+    # ip6tables-legacy's -C compares extensions' names only.
     by_spec = re.search(r"(?m)^(\[\d+:\d+\][ \t]*)?(-C|-D|--check|--delete)"
                         r"[ \t]+\S+[ \t]+-", text)
     if (by_spec and a.status == 0 and b.status == 1 and
@@ -222,6 +223,10 @@ def explain(case, a, b):
             return "ip6tables-nft compares IPv6 addresses, not prefix lengths"
         if case.mode == "bridge" and re.search(r"--(log|nflog)", text):
             return "ebtables-nft leaves watchers out of -D and --check"
+        if case.mode == "legacy6" and re.search(
+                r"(?m)^(\[\d+:\d+\][ \t]*)?(-C|--check)[ \t]", text):
+            return ("ip6tables-legacy's -C compares extensions' names, not "
+                    "their data")
     if (case.mode == "nft6" and a.status == b.status and
             strip_counters(a.state) == strip_counters(b.state)):
         return "ip6tables-nft-restore drops -c counters"
