@@ -6,10 +6,7 @@
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netlink.h>
 
-#include <algorithm>
-#include <cstdio>
 #include <optional>
-#include <set>
 
 #include "check/bridge_policy.h"
 #include "check/plan.h"
@@ -27,6 +24,7 @@
 #include "nft_writer/nft_writer.h"
 #include "parse/restore_writer.h"
 #include "print/rule_print.h"
+#include "verbose_preamble.h"
 
 namespace fastrestore::nft {
 namespace {
@@ -118,10 +116,11 @@ public:
         return view_->table();
       };
       kernel.chain_exists = [this, table](const std::string &chain) {
-        const std::string key = chain_key(chain);
-        if (coalescer_ != nullptr && coalescer_->known_chain(key))
+        const Family family = cfg_.family;
+        if (coalescer_ != nullptr &&
+            coalescer_->known_chain(family, table, chain))
           return true;
-        if (held_ && doubtful_tables_.count(table))
+        if (held_ && coalescer_->doubtful(table))
           refuse_held_read(table);
         // No generation for this answer: a plan made from it is checked by
         // the kernel itself (a chain made twice, or gone, is an error).
@@ -129,7 +128,7 @@ public:
           coalescer_->flush();
         bool found = view_->chain_exists(chain);
         if (found && coalescer_ != nullptr)
-          coalescer_->note_chain(key);
+          coalescer_->note_chain(family, table, chain);
         return found;
       };
     }
@@ -150,7 +149,8 @@ public:
     // The block's mode, decided here for all of it.
     const bool preamble = cfg_.verbose && !cfg_.noflush && view_->reachable();
     incremental_block_ = incremental_run_;
-    if (preamble && !verbose_preamble(table, loc))
+    if (preamble && !verbose_preamble(*view_, *batch_, table, cfg_.family, loc,
+                                      incremental_run_, table_ready_))
       incremental_block_ = false;
     // With --incremental the preamble only prints: the block is planned
     // as a replacement.
@@ -259,32 +259,6 @@ private:
     return BlockOutcome::done;
   }
 
-  std::string chain_key(const std::string &chain) const {
-    return std::to_string(static_cast<int>(cfg_.family)) + "/" + table_ + "/" +
-           chain;
-  }
-
-  // Keeps the coalescer's view of which chains exist: a base chain this
-  // block makes exists once the group is in; a deleted or renamed chain
-  // makes every earlier answer doubtful.
-  void note_chains(const Op &op) {
-    switch (op.kind) {
-    case OpKind::chain_update:
-    case OpKind::chain_create:
-    case OpKind::chain_restore:
-    case OpKind::chain_new:
-      coalescer_->note_chain(chain_key(op.chain.name));
-      break;
-    case OpKind::chain_delete:
-    case OpKind::chain_rename:
-      coalescer_->forget_chains();
-      doubtful_tables_.insert(table_);
-      break;
-    default:
-      break;
-    }
-  }
-
   // ebtables-nft gives a user chain an ACCEPT or DROP policy as a rule
   // appended to the chain at COMMIT (RETURN is the default).
   bool eb_policy(Block::Entry &e) {
@@ -329,7 +303,7 @@ private:
     // Encoding refusals are iptables-nft's parse errors: not held.
     for (const auto &op : ops_) {
       if (coalescer_ != nullptr)
-        note_chains(op);
+        coalescer_->note_op(cfg_.family, table_, op);
       if (incremental_)
         incremental_->note_op(op);
       // ebtables -v -A (a --noflush block of one command) prints the rule
@@ -371,75 +345,6 @@ private:
     Batch scratch(cfg_.family);
     for (const Rule &r : e.cmd->rules)
       scratch.add_rule(0, r, cfg_.family, table_, e.cmd->chain);
-  }
-
-  // With -v, iptables-nft-restore empties a table instead of deleting it:
-  // it flushes every chain (naming each), deletes the user chains (naming
-  // them) and the base chains that accept, and keeps base chains whose
-  // policy is DROP. The same here, with the same lines on stdout (with
-  // --incremental the lines only: the block is planned as a replacement).
-  // True when the lines were all (the block stays --incremental).
-  bool verbose_preamble(const std::string &table, const Location &loc) {
-    bool lines_only = incremental_run_;
-    // (The chains alone: their names, handles and policies.)
-    const KernelTable kt = view_->chain_list();
-    // A base chain that drops stays (emptied) where a replacement would
-    // delete it: such a block is sent as iptables-nft sends it.
-    if (lines_only &&
-        std::any_of(kt.chains.begin(), kt.chains.end(),
-                    [](const KernelChain &c) { return c.base && !c.accept(); }))
-      lines_only = false;
-    const std::vector<const BuiltinChain *> bases =
-        chains_in_hook_order(*find_builtin_table(table, cfg_.family));
-    std::vector<const KernelChain *> users;
-    for (const auto &kc : kt.chains)
-      if (!kc.base)
-        users.push_back(&kc);
-    std::sort(users.begin(), users.end(),
-              [](const KernelChain *a, const KernelChain *b) {
-                return a->name < b->name;
-              });
-    auto existing = [&](const char *name) -> const KernelChain * {
-      for (const auto &kc : kt.chains)
-        if (kc.name == name)
-          return &kc;
-      return nullptr;
-    };
-    for (const auto *b : bases)
-      printf("Flushing chain `%s'\n", b->name);
-    for (const auto *u : users)
-      printf("Flushing chain `%s'\n", u->name.c_str());
-    for (const auto *u : users)
-      printf("Deleting chain `%s'\n", u->name.c_str());
-    fflush(stdout);
-    if (lines_only)
-      return true;
-    batch_->add_table(NFT_MSG_NEWTABLE, NLM_F_CREATE, table, loc);
-    table_ready_ = true;
-    for (const auto *b : bases)
-      if (existing(b->name))
-        batch_->add_flush(table, b->name, loc);
-    for (const auto *u : users)
-      batch_->add_flush(table, u->name, loc);
-    std::vector<Op> ops;
-    for (const auto *u : users) {
-      Op op{OpKind::chain_delete, loc, {}, {}};
-      op.chain.name = u->name;
-      op.chain_handle = u->handle;
-      ops.push_back(std::move(op));
-    }
-    for (const auto *b : bases) {
-      const KernelChain *kc = existing(b->name);
-      if (kc == nullptr || !kc->accept())
-        continue;
-      Op op{OpKind::chain_delete, loc, {}, {}};
-      op.chain.name = b->name;
-      op.chain_handle = kc->handle;
-      ops.push_back(std::move(op));
-    }
-    for (const auto &op : ops)
-      emit_op(*batch_, op, table, cfg_.family, loc, table_ready_);
-    return false;
   }
 
   // The kernel's ruleset changed between reading it and committing (another
@@ -498,8 +403,6 @@ private:
   std::optional<KernelView> view_; // what this block reads of the kernel
   int retries_ = 0;
   uint32_t id_base_ = 0; // this block's transaction ids start above it
-  std::set<std::string> doubtful_tables_; // --all-or-nothing: chains
-                                          // deleted or renamed in held blocks
 };
 
 } // namespace

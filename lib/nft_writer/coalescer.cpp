@@ -238,4 +238,22 @@ void Coalescer::commit_all(std::vector<Item> &items) {
   throw e;
 }
 
+void Coalescer::note_op(Family family, const std::string &table, const Op &op) {
+  switch (op.kind) {
+  case OpKind::chain_update:
+  case OpKind::chain_create:
+  case OpKind::chain_restore:
+  case OpKind::chain_new:
+    note_chain(family, table, op.chain.name);
+    break;
+  case OpKind::chain_delete:
+  case OpKind::chain_rename:
+    forget_chains();
+    doubtful_.insert(table);
+    break;
+  default:
+    break;
+  }
+}
+
 } // namespace fastrestore

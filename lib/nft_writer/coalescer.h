@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "check/plan.h"
+#include "fastrestore/ir.h"
 #include "nft/nft_batch.h"
 #include "nft/nft_transport.h"
 
@@ -59,9 +61,23 @@ public:
 
   // Whether the kernel has a chain, known without asking while blocks are
   // pending: chains seen or made since the last change of the chain set.
-  bool known_chain(const std::string &key) const { return chains_.count(key); }
-  void note_chain(const std::string &key) { chains_.insert(key); }
-  void forget_chains() { chains_.clear(); }
+  bool known_chain(Family family, const std::string &table,
+                   const std::string &chain) const {
+    return chains_.count(chain_key(family, table, chain)) != 0;
+  }
+  void note_chain(Family family, const std::string &table,
+                  const std::string &chain) {
+    chains_.insert(chain_key(family, table, chain));
+  }
+  // A block's operation on `table`: a base chain it makes exists once the
+  // group is in; a chain deleted or renamed makes every earlier answer
+  // doubtful, and the table too (doubtful()).
+  void note_op(Family family, const std::string &table, const Op &op);
+  // Whether a held block deleted or renamed a chain of `table`: what the
+  // kernel says of its chains is not what the transaction will find.
+  bool doubtful(const std::string &table) const {
+    return doubtful_.count(table) != 0;
+  }
 
 private:
   struct Item {
@@ -86,7 +102,14 @@ private:
   std::ostream &out_;
   std::vector<Item> items_;
   size_t bytes_ = 0, iovs_ = 0;
-  std::set<std::string> chains_;
+  static std::string chain_key(Family family, const std::string &table,
+                               const std::string &chain) {
+    return std::to_string(static_cast<int>(family)) + "/" + table + "/" + chain;
+  }
+  void forget_chains() { chains_.clear(); }
+
+  std::set<std::string> chains_;   // chain_key of chains known to exist
+  std::set<std::string> doubtful_; // tables with a chain deleted or renamed
   bool hold_all_ = false;
   std::optional<uint32_t> genid_;
 };
