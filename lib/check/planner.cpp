@@ -25,7 +25,15 @@ bool same_blob(const XtBlob &a, const XtBlob &b) {
   return a.name == b.name && a.revision == b.revision && a.data == b.data;
 }
 
-// Rule identity for -D and -C: everything but counters and location.
+bool same_eb(const EbFields &a, const EbFields &b) {
+  return a.logical_in == b.logical_in && a.logical_out == b.logical_out &&
+         a.bitmask == b.bitmask && a.invflags == b.invflags &&
+         a.ethproto == b.ethproto && a.smac == b.smac && a.smsk == b.smsk &&
+         a.dmac == b.dmac && a.dmsk == b.dmsk && a.policy_rule == b.policy_rule;
+}
+
+// Rule identity for -D and -C: everything but counters and location (the
+// bridge family's base fields too).
 bool same_rule(const Rule &a, const Rule &b) {
   if (a.iniface != b.iniface || a.outiface != b.outiface ||
       a.inv_iniface != b.inv_iniface || a.inv_outiface != b.inv_outiface ||
@@ -34,7 +42,7 @@ bool same_rule(const Rule &a, const Rule &b) {
       a.inv_src != b.inv_src || a.inv_dst != b.inv_dst || a.frag != b.frag ||
       a.inv_frag != b.inv_frag || a.verdict != b.verdict ||
       a.jump_chain != b.jump_chain || a.matches.size() != b.matches.size() ||
-      a.target.has_value() != b.target.has_value())
+      a.target.has_value() != b.target.has_value() || !same_eb(a.eb, b.eb))
     return false;
   for (size_t i = 0; i < a.matches.size(); ++i)
     if (!same_blob(a.matches[i], b.matches[i]))
