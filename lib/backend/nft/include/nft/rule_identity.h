@@ -15,7 +15,11 @@
 // incremental restore also keys fastrestore's own messages by their bytes
 // (table_delta.h, RuleKey::message): equal bytes are equal identities, used
 // only where both sides are messages fastrestore encoded with the same
-// plugins (the state journal's fingerprint).
+// plugins (the state journal's fingerprint). Parsed rules of one block are
+// compared as parsed (same_rule, lib/check/planner.cpp: the whole-block
+// model of both backends). test/integration/same_rule_test.py holds every
+// form to the reference tools' own -C (kernel.rule_identity: a rule's
+// identity parsed, encoded and read back is one).
 #pragma once
 
 #include <cstdint>
