@@ -1,5 +1,6 @@
 // limit match: a native limit expression in packets per the coarsest unit
-// that represents the rate exactly (the conversion iptables-nft uses).
+// that represents the rate exactly (the conversion iptables-nft uses), and
+// back.
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netfilter/xt_limit.h>
 
@@ -31,6 +32,14 @@ bool lower_match_limit(const XtBlob &m, const LowerCtx &ctx) {
   ctx.out.limit(mult[i - 1] / info.avg, mult[i - 1] / XT_LIMIT_SCALE,
                 info.burst, NFT_LIMIT_PKTS, 0);
   return true;
+}
+
+void raise_match_limit(uint64_t rate, uint64_t unit, uint32_t burst,
+                       unsigned char *data) {
+  auto *info = reinterpret_cast<xt_rateinfo *>(data);
+  info->avg =
+      rate != 0 ? static_cast<uint32_t>(XT_LIMIT_SCALE * unit / rate) : 0;
+  info->burst = burst;
 }
 
 } // namespace fastrestore

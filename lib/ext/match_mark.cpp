@@ -1,4 +1,5 @@
-// mark match (revision 1, as registered): meta mark, an optional mask, cmp.
+// mark match (revision 1, as registered): meta mark, an optional mask, cmp;
+// and back.
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netfilter/xt_mark.h>
 
@@ -19,6 +20,15 @@ bool lower_match_mark(const XtBlob &m, const LowerCtx &ctx) {
   ctx.out.cmp(info.invert ? NFT_CMP_NEQ : NFT_CMP_EQ, &info.mark,
               sizeof(info.mark));
   return true;
+}
+
+void raise_match_mark(uint32_t mark, uint32_t mask, bool invert,
+                      unsigned char *data) {
+  auto *info = reinterpret_cast<xt_mark_mtinfo1 *>(data);
+  if (invert)
+    info->invert = 1;
+  info->mark = mark;
+  info->mask = mask;
 }
 
 } // namespace fastrestore

@@ -1,5 +1,5 @@
 // tcp match: ports and flags as payload/bitwise/cmp, the option and other
-// inversions through compat (as iptables-nft does).
+// inversions through compat (as iptables-nft does); and back.
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netfilter/xt_tcpudp.h>
 #include <netinet/in.h>
@@ -33,6 +33,22 @@ bool lower_match_tcp(const XtBlob &m, const LowerCtx &ctx) {
   lower_ports(ctx, tcp.spts, tcp.invflags & XT_TCP_INV_SRCPT, tcp.dpts,
               tcp.invflags & XT_TCP_INV_DSTPT);
   return true;
+}
+
+void raise_match_tcp_ports(uint32_t op, int sport, int dport,
+                           unsigned char *data) {
+  auto *t = reinterpret_cast<xt_tcp *>(data);
+  raise_port_range(t->spts, &t->invflags, op, sport, XT_TCP_INV_SRCPT);
+  raise_port_range(t->dpts, &t->invflags, op, dport, XT_TCP_INV_DSTPT);
+}
+
+void raise_match_tcp_flags(uint8_t cmp, uint8_t mask, bool invert,
+                           unsigned char *data) {
+  auto *t = reinterpret_cast<xt_tcp *>(data);
+  if (invert)
+    t->invflags |= XT_TCP_INV_FLAGS;
+  t->flg_cmp = cmp;
+  t->flg_mask = mask;
 }
 
 } // namespace fastrestore

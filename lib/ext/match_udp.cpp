@@ -1,4 +1,5 @@
-// udp match: ports as payload/cmp, inversions beyond the ports via compat.
+// udp match: ports as payload/cmp, inversions beyond the ports via compat;
+// and back.
 #include <linux/netfilter/xt_tcpudp.h>
 #include <netinet/in.h>
 
@@ -23,6 +24,13 @@ bool lower_match_udp(const XtBlob &m, const LowerCtx &ctx) {
   lower_ports(ctx, udp.spts, udp.invflags & XT_UDP_INV_SRCPT, udp.dpts,
               udp.invflags & XT_UDP_INV_DSTPT);
   return true;
+}
+
+void raise_match_udp_ports(uint32_t op, int sport, int dport,
+                           unsigned char *data) {
+  auto *u = reinterpret_cast<xt_udp *>(data);
+  raise_port_range(u->spts, &u->invflags, op, sport, XT_UDP_INV_SRCPT);
+  raise_port_range(u->dpts, &u->invflags, op, dport, XT_UDP_INV_DSTPT);
 }
 
 } // namespace fastrestore

@@ -27,6 +27,7 @@
 #include <cstring>
 
 #include "decoder.h"
+#include "ext/ext.h"
 
 namespace fastrestore::save {
 namespace {
@@ -177,11 +178,8 @@ bool Decoder::generic_meta(const Reg &reg, const ExprReader &e) {
     PluginEntry m = new_match("mark");
     if (m.plugin == nullptr)
       return true;
-    auto *info = reinterpret_cast<xt_mark_mtinfo1 *>(m.data());
-    if (neq(e))
-      info->invert = 1;
-    info->mark = cmp_u32(e);
-    info->mask = reg_mask(e.u32(NFTA_CMP_SREG));
+    raise_match_mark(cmp_u32(e), reg_mask(e.u32(NFTA_CMP_SREG)), neq(e),
+                     m.data());
     add_created(std::move(m));
     return true;
   }
@@ -352,46 +350,33 @@ void Decoder::limit(const ExprReader &e) {
   PluginEntry m = new_match("limit");
   if (m.plugin == nullptr)
     return fail("limit match extension not found");
-  auto *info = reinterpret_cast<xt_rateinfo *>(m.data());
-  const uint64_t rate = e.u64(NFTA_LIMIT_RATE);
-  const uint64_t unit = e.u64(NFTA_LIMIT_UNIT);
-  info->avg =
-      rate != 0 ? static_cast<uint32_t>(XT_LIMIT_SCALE * unit / rate) : 0;
-  info->burst = e.u32(NFTA_LIMIT_BURST);
+  raise_match_limit(e.u64(NFTA_LIMIT_RATE), e.u64(NFTA_LIMIT_UNIT),
+                    e.u32(NFTA_LIMIT_BURST), m.data());
   add_parsed(std::move(m));
 }
 
 // nft's log with a group: NFLOG, with room for nft's longer prefix.
 void Decoder::log(const ExprReader &e) {
-  struct NflogInfo {
-    uint32_t len;
-    uint16_t group, threshold, flags, pad;
-    char prefix[128];
-  } info{};
+  uint16_t group = 0, threshold = 0;
   if (const nlattr *a = e.attr(NFTA_LOG_GROUP))
-    info.group = ntohs(mnl_attr_get_u16(a));
+    group = ntohs(mnl_attr_get_u16(a));
   if (const nlattr *a = e.attr(NFTA_LOG_QTHRESHOLD))
-    info.threshold = ntohs(mnl_attr_get_u16(a));
-  if (e.has(NFTA_LOG_SNAPLEN)) {
-    info.len = e.u32(NFTA_LOG_SNAPLEN);
-    info.flags = XT_NFLOG_F_COPY_LEN;
-  }
-  if (e.has(NFTA_LOG_PREFIX)) {
-    std::string_view p = e.string(NFTA_LOG_PREFIX);
-    std::memcpy(info.prefix, p.data(),
-                std::min(p.size(), sizeof(info.prefix) - 1));
-  }
+    threshold = ntohs(mnl_attr_get_u16(a));
+  const uint32_t snaplen = e.u32(NFTA_LOG_SNAPLEN);
+  const std::vector<unsigned char> info = raise_target_nflog(
+      group, threshold, e.has(NFTA_LOG_SNAPLEN) ? &snaplen : nullptr,
+      e.string(NFTA_LOG_PREFIX));
   xtables_target *p = target_plugin("NFLOG", -1);
   if (p == nullptr)
     return fail("NFLOG target extension not found");
   PluginEntry t;
   t.plugin = p;
-  t.entry.assign(PluginEntry::header_size() + XT_ALIGN(sizeof(NflogInfo)), 0);
+  t.entry.assign(PluginEntry::header_size() + XT_ALIGN(info.size()), 0);
   auto *h = reinterpret_cast<xt_entry_target *>(t.entry.data());
   h->u.target_size = static_cast<uint16_t>(t.entry.size());
   std::strncpy(h->u.user.name, p->name, sizeof(h->u.user.name) - 1);
   h->u.user.revision = p->revision;
-  std::memcpy(t.data(), &info, sizeof(info));
+  std::memcpy(t.data(), info.data(), info.size());
   set_target(std::move(t), p->name);
 }
 

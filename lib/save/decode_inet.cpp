@@ -22,6 +22,7 @@
 #include <cstring>
 
 #include "decoder.h"
+#include "ext/ext.h"
 
 namespace fastrestore::save {
 
@@ -141,33 +142,6 @@ unsigned char *Decoder::tcpudp(bool tcp) {
   return r_.matches[tcpudp_].data();
 }
 
-void Decoder::single_to_range(uint16_t *ports, uint8_t *invflags, uint32_t op,
-                              int port, uint8_t invflag) {
-  if (port < 0)
-    return;
-  switch (op) {
-  case NFT_CMP_NEQ:
-    *invflags |= invflag;
-    [[fallthrough]];
-  case NFT_CMP_EQ:
-    ports[0] = static_cast<uint16_t>(port);
-    ports[1] = static_cast<uint16_t>(port);
-    break;
-  case NFT_CMP_LT:
-    ports[1] = static_cast<uint16_t>(std::max(port - 1, 1));
-    break;
-  case NFT_CMP_LTE:
-    ports[1] = static_cast<uint16_t>(port);
-    break;
-  case NFT_CMP_GT:
-    ports[0] = static_cast<uint16_t>(std::min(port + 1, 0xffff));
-    break;
-  case NFT_CMP_GTE:
-    ports[0] = static_cast<uint16_t>(port);
-    break;
-  }
-}
-
 void Decoder::th_port(int sport, int dport, uint32_t op) {
   if (r_.proto != IPPROTO_UDP && r_.proto != IPPROTO_TCP)
     return fail("unknown layer 4 protocol for TH match");
@@ -175,15 +149,10 @@ void Decoder::th_port(int sport, int dport, uint32_t op) {
   unsigned char *d = tcpudp(tcp);
   if (d == nullptr)
     return;
-  if (tcp) {
-    auto *t = reinterpret_cast<xt_tcp *>(d);
-    single_to_range(t->spts, &t->invflags, op, sport, XT_TCP_INV_SRCPT);
-    single_to_range(t->dpts, &t->invflags, op, dport, XT_TCP_INV_DSTPT);
-  } else {
-    auto *u = reinterpret_cast<xt_udp *>(d);
-    single_to_range(u->spts, &u->invflags, op, sport, XT_UDP_INV_SRCPT);
-    single_to_range(u->dpts, &u->invflags, op, dport, XT_UDP_INV_DSTPT);
-  }
+  if (tcp)
+    raise_match_tcp_ports(op, sport, dport, d);
+  else
+    raise_match_udp_ports(op, sport, dport, d);
 }
 
 void Decoder::transport(const ExprReader &e) {
@@ -224,11 +193,7 @@ void Decoder::transport(const ExprReader &e) {
       unsigned char *td = tcpudp(true);
       if (td == nullptr)
         return;
-      auto *t = reinterpret_cast<xt_tcp *>(td);
-      if (op == NFT_CMP_NEQ)
-        t->invflags |= XT_TCP_INV_FLAGS;
-      t->flg_cmp = d[0];
-      t->flg_mask = mask;
+      raise_match_tcp_flags(d[0], mask, op == NFT_CMP_NEQ, td);
     }
     return;
   }

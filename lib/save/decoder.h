@@ -4,7 +4,9 @@
 // defined in three files along iptables' own seams: decode.cpp (the
 // registers, meta, cmp, immediate, matches and targets), decode_inet.cpp
 // (ip and ip6 payloads, transport ports, icmp, range) and
-// decode_bridge.cpp (ebtables-nft's meta, payloads and among).
+// decode_bridge.cpp (ebtables-nft's meta, payloads and among). The structs
+// of the extensions with a native form (limit, mark, tcp, udp, NFLOG) are
+// raised by their units in lib/ext (ext.h), beside their lowerings.
 #pragma once
 
 #include <cstdint>
@@ -70,8 +72,6 @@ private:
   // The tcp or udp match the rule's port and flag expressions fill in,
   // created at the first of them.
   unsigned char *tcpudp(bool tcp);
-  static void single_to_range(uint16_t *ports, uint8_t *invflags, uint32_t op,
-                              int port, uint8_t invflag);
   void th_port(int sport, int dport, uint32_t op);
   void transport(const ExprReader &e);
   void icmp(const Reg &sreg, const uint8_t *d, uint32_t dlen);

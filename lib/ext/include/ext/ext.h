@@ -8,6 +8,9 @@
 // "match"/"target" expression that carries the plugin's binary unchanged.
 // The nf_tables rule encoder reaches the units only through this header;
 // the units write through the backend's expression writer (nft_expr.h).
+// Each unit also raises its struct back from the values the save's decoder
+// (lib/save, a register machine as iptables-nft's) reads from the
+// expressions, so that both directions of a conversion sit together.
 #pragma once
 
 #include <cstdint>
@@ -67,9 +70,38 @@ bool lower_target_trace(const XtBlob &, const LowerCtx &);
 bool lower_match_among(const XtBlob &, const LowerCtx &);
 bool lower_match_802_3(const XtBlob &, const LowerCtx &);
 
+// Raising, the lowerings' inverse (the save's decoder, lib/save, reads the
+// expressions as iptables-nft 1.8.9 does and hands each unit what they
+// carry): the plugin's struct of a native form, written into `data`, the
+// plugin's zeroed struct.
+void raise_match_limit(uint64_t rate, uint64_t unit, uint32_t burst,
+                       unsigned char *data);
+void raise_match_mark(uint32_t mark, uint32_t mask, bool invert,
+                      unsigned char *data);
+// One compare of the transport header's ports (NFT_CMP_*, -1: that port
+// not compared) into the tcp or udp match's ranges and inversions.
+void raise_match_tcp_ports(uint32_t op, int sport, int dport,
+                           unsigned char *data);
+void raise_match_udp_ports(uint32_t op, int sport, int dport,
+                           unsigned char *data);
+// The tcp flags compared (under `mask`), inverted or not.
+void raise_match_tcp_flags(uint8_t cmp, uint8_t mask, bool invert,
+                           unsigned char *data);
+// NFLOG from a log expression with a group: iptables-nft's struct, with
+// room for nft's longer prefix (128 bytes); `snaplen` when given.
+std::vector<unsigned char> raise_target_nflog(uint16_t group,
+                                              uint16_t threshold,
+                                              const uint32_t *snaplen,
+                                              std::string_view prefix);
+
 // Port ranges of tcp/udp (host order), shared by both lowerings.
 void lower_ports(const LowerCtx &ctx, const uint16_t src[2], bool inv_src,
                  const uint16_t dst[2], bool inv_dst);
+
+// One port compare (NFT_CMP_*, `port` -1: none) into a [min, max] range
+// and its inversion flag, shared by both raisings.
+void raise_port_range(uint16_t *ports, uint8_t *invflags, uint32_t op, int port,
+                      uint8_t invflag);
 
 // Throws a parameter-problem Error at the rule's location.
 [[noreturn]] void lowering_error(const LowerCtx &ctx, std::string message);
