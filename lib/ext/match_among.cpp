@@ -1,6 +1,7 @@
 // ebtables' among (bridge): ebtables-nft's lookup of the MAC (and IPv4
 // address) in an anonymous set per direction, after a test for IPv4 when
-// addresses are given; and 802_3, which needs -p LENGTH.
+// addresses are given, and its struct raised back from a set's keys; and
+// 802_3, which needs -p LENGTH.
 #include <arpa/inet.h>
 
 #include <linux/if_ether.h>
@@ -8,6 +9,7 @@
 #include <linux/netfilter_bridge/ebtables.h>
 
 #include <cstddef>
+#include <cstring>
 
 #include "ext/among.h"
 #include "ext/ext.h"
@@ -39,6 +41,48 @@ bool lower_match_among(const XtBlob &m, const LowerCtx &ctx) {
                             : 0;
     ++next;
     w.lookup("__set%d", id, side.inv ? NFT_LOOKUP_F_INV : 0);
+  }
+  return true;
+}
+
+bool raise_match_among(uint8_t *data, bool dst, bool inv, bool ip, size_t count,
+                       const std::vector<std::vector<uint8_t>> &keys,
+                       const char **error) {
+  uint8_t *pairs = data + kAmongHeadSize;
+  size_t src_count = 0, dst_count = 0;
+  std::memcpy(&src_count, data, sizeof(size_t));
+  std::memcpy(&dst_count, data + kAmongSideSize, sizeof(size_t));
+  uint8_t *side = data + (dst ? kAmongSideSize : 0);
+  std::memcpy(side, &count, sizeof(size_t));
+  side[sizeof(size_t)] = inv;
+  side[sizeof(size_t) + 1] = ip;
+  size_t at = src_count; // the destination pairs follow the source pairs
+  if (!dst) {
+    at = 0;
+    std::memmove(pairs + count * kAmongPairSize, pairs,
+                 dst_count * kAmongPairSize);
+  }
+  uint8_t *out = pairs + at * kAmongPairSize;
+  size_t n = 0;
+  for (const std::vector<uint8_t> &key : keys) {
+    if (key.size() > kAmongPairSize) {
+      *error = "BUG: overlong set elem";
+      return false;
+    }
+    if (n >= count) {
+      *error = "ebtables among pair parsing failed";
+      return false;
+    }
+    uint8_t pair[kAmongPairSize] = {};
+    std::memcpy(pair, key.data(), key.size());
+    size_t i = 0;
+    while (i < n &&
+           std::memcmp(pair, out + i * kAmongPairSize, kAmongPairSize) >= 0)
+      ++i;
+    std::memmove(out + (i + 1) * kAmongPairSize, out + i * kAmongPairSize,
+                 (n - i) * kAmongPairSize);
+    std::memcpy(out + i * kAmongPairSize, pair, kAmongPairSize);
+    ++n;
   }
   return true;
 }

@@ -22,6 +22,8 @@
 #include <cstring>
 
 #include "decoder.h"
+#include "ext/among.h"
+#include "ext/ext.h"
 
 namespace fastrestore::save {
 
@@ -182,14 +184,6 @@ void Decoder::among(const ExprReader &e) {
   const bool inv = e.u32(NFTA_LOOKUP_FLAGS) & NFT_LOOKUP_F_INV;
   const uint32_t cnt = set->size;
 
-  struct Side {
-    size_t cnt;
-    bool inv, ip;
-  };
-  struct AmongData {
-    Side src, dst;
-  };
-  constexpr size_t kPair = 12; // struct nft_among_pair
   PluginEntry *m = nullptr;
   for (auto &x : r_.matches)
     if (!x.watcher && x.plugin != nullptr &&
@@ -199,22 +193,17 @@ void Decoder::among(const ExprReader &e) {
   // A match entry's size is 16 bits wide: a set announcing more pairs than
   // that can hold is no set ebtables-nft wrote (and would be a huge
   // allocation).
-  const size_t before =
-      m != nullptr ? reinterpret_cast<AmongData *>(m->data())->src.cnt +
-                         reinterpret_cast<AmongData *>(m->data())->dst.cnt
-                   : 0;
-  if ((cnt + before) * kPair + hdr + sizeof(AmongData) > UINT16_MAX)
+  const size_t before = m != nullptr ? among_pair_count(m->data()) : 0;
+  const size_t size = (cnt + before) * kAmongPairSize + hdr + kAmongHeadSize;
+  if (size > UINT16_MAX)
     return fail("ebtables among pair parsing failed");
   if (m != nullptr) {
-    auto *old = reinterpret_cast<AmongData *>(m->data());
-    size_t size =
-        (cnt + old->src.cnt + old->dst.cnt) * kPair + hdr + sizeof(AmongData);
     m->entry.resize(size, 0);
   } else {
     PluginEntry n = new_match("among");
     if (n.plugin == nullptr)
       return;
-    n.entry.assign(hdr + sizeof(AmongData) + cnt * kPair, 0);
+    n.entry.assign(size, 0);
     auto *p = static_cast<xtables_match *>(n.plugin);
     auto *em = reinterpret_cast<xt_entry_match *>(n.entry.data());
     std::strncpy(em->u.user.name, p->name, sizeof(em->u.user.name) - 1);
@@ -230,33 +219,10 @@ void Decoder::among(const ExprReader &e) {
   }
   reinterpret_cast<xt_entry_match *>(m->entry.data())->u.match_size =
       static_cast<uint16_t>(m->entry.size());
-  auto *data = reinterpret_cast<AmongData *>(m->data());
-  uint8_t *pairs = m->data() + sizeof(AmongData);
-  size_t poff;
-  if (is_dst) {
-    data->dst = {cnt, inv, have_ip};
-    poff = data->src.cnt;
-  } else {
-    data->src = {cnt, inv, have_ip};
-    poff = 0;
-    std::memmove(pairs + cnt * kPair, pairs, data->dst.cnt * kPair);
-  }
-  uint8_t *out = pairs + poff * kPair;
-  size_t n = 0;
-  for (const auto &key : set->keys) {
-    if (key.size() > kPair)
-      return fail("BUG: overlong set elem");
-    if (n >= cnt)
-      return fail("ebtables among pair parsing failed");
-    uint8_t pair[kPair] = {};
-    std::memcpy(pair, key.data(), key.size());
-    size_t i = 0;
-    while (i < n && std::memcmp(pair, out + i * kPair, kPair) >= 0)
-      ++i;
-    std::memmove(out + (i + 1) * kPair, out + i * kPair, (n - i) * kPair);
-    std::memcpy(out + i * kPair, pair, kPair);
-    ++n;
-  }
+  const char *error = nullptr;
+  if (!raise_match_among(m->data(), is_dst, inv, have_ip, cnt, set->keys,
+                         &error))
+    return fail(error);
 }
 
 } // namespace fastrestore::save

@@ -6,7 +6,8 @@
 // (ip and ip6 payloads, transport ports, icmp, range) and
 // decode_bridge.cpp (ebtables-nft's meta, payloads and among). The structs
 // of the extensions with a native form (limit, mark, tcp, udp, NFLOG) are
-// raised by their units in lib/ext (ext.h), beside their lowerings.
+// raised by their units in lib/ext (ext.h), beside their lowerings, and so
+// is among's (from its set's keys, which decode_bridge.cpp finds).
 #pragma once
 
 #include <cstdint>

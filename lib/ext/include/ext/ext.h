@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -87,6 +88,15 @@ void raise_match_udp_ports(uint32_t op, int sport, int dport,
 // The tcp flags compared (under `mask`), inverted or not.
 void raise_match_tcp_flags(uint8_t cmp, uint8_t mask, bool invert,
                            unsigned char *data);
+// One direction of among from its anonymous set of `count` pairs (each key
+// a MAC, then 2 bytes of padding and an IPv4 address when `ip`): `data` is
+// the among struct (among.h) with room for `count` more pairs, zeroed, at
+// the end; the direction is set and its pairs go in sorted, after the
+// source pairs (a source direction moves the destination pairs behind its
+// own). False, with the reason, for a key too long or more than `count`.
+bool raise_match_among(uint8_t *data, bool dst, bool inv, bool ip, size_t count,
+                       const std::vector<std::vector<uint8_t>> &keys,
+                       const char **error);
 // NFLOG from a log expression with a group: iptables-nft's struct, with
 // room for nft's longer prefix (128 bytes); `snaplen` when given.
 std::vector<unsigned char> raise_target_nflog(uint16_t group,
