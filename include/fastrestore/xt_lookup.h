@@ -9,6 +9,7 @@
 // registered plugin instead.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 struct xtables_match;
@@ -24,5 +25,13 @@ xtables_target *peek_target(const char *name);
 // when there is no plugin. Looked up once per name and revision.
 xtables_match *match_plugin(const std::string &name, int revision);
 xtables_target *target_plugin(const std::string &name, int revision);
+
+// How many of the `len` payload bytes of a match or target userspace owns,
+// which are what -C and -D compare: the plugin's userspacesize (the rest is
+// the kernel's private state); all `len` when the plugin is not found, is
+// of another revision (`revision` -1: any), or declares no userspacesize
+// while its struct has bytes (libxt_helper and libebt_stp: iptables then
+// compares none of their bytes, and takes any two for the same rule).
+size_t owned_payload(bool target, const char *name, int revision, size_t len);
 
 } // namespace fastrestore

@@ -77,4 +77,24 @@ xtables_target *target_plugin(const std::string &name, int revision) {
       });
 }
 
+size_t owned_payload(bool target, const char *name, int revision, size_t len) {
+  size_t size = 0, owned = 0;
+  int rev = revision;
+  if (target) {
+    if (const xtables_target *t = peek_target(name)) {
+      size = t->size;
+      owned = t->userspacesize;
+      rev = t->revision;
+    }
+  } else if (const xtables_match *m = peek_match(name)) {
+    size = m->size;
+    owned = m->userspacesize;
+    rev = m->revision;
+  }
+  if (size == 0 || owned == 0 || owned > len ||
+      (revision >= 0 && rev != revision))
+    return len;
+  return owned;
+}
+
 } // namespace fastrestore

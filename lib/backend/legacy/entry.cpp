@@ -19,6 +19,7 @@ extern "C" {
 #include <cstring>
 #include <string_view>
 
+#include "fastrestore/xt_lookup.h"
 #include "legacy/legacy.h"
 #include "print/target_name.h"
 
@@ -41,12 +42,7 @@ void iface(std::string_view name, char *via, unsigned char *mask) {
 }
 
 size_t owned(bool target, const std::string &name, size_t len) {
-  if (target) {
-    xtables_target *t = xtables_find_target(name.c_str(), XTF_TRY_LOAD);
-    return t != nullptr && t->userspacesize <= len ? t->userspacesize : len;
-  }
-  xtables_match *m = xtables_find_match(name.c_str(), XTF_TRY_LOAD, nullptr);
-  return m != nullptr && m->userspacesize <= len ? m->userspacesize : len;
+  return owned_payload(target, name.c_str(), -1, len);
 }
 
 // The addresses, interfaces and protocol of a Rule or a BasicAppend.

@@ -13,20 +13,6 @@
 namespace fastrestore {
 namespace {
 
-// How many bytes of an extension's payload userspace owns.
-size_t owned_size(bool target, const char *name, uint32_t rev, size_t len) {
-  if (target) {
-    xtables_target *t = peek_target(name);
-    if (t != nullptr && t->revision == rev && t->userspacesize <= len)
-      return t->userspacesize;
-  } else {
-    xtables_match *m = peek_match(name);
-    if (m != nullptr && m->revision == rev && m->userspacesize <= len)
-      return m->userspacesize;
-  }
-  return len;
-}
-
 void append_hex(std::string &out, const void *data, size_t len) {
   static const char digits[] = "0123456789abcdef";
   const auto *p = static_cast<const unsigned char *>(data);
@@ -52,7 +38,8 @@ int add_expr(nftnl_expr *e, void *data) {
     uint32_t len = 0;
     const void *info = nftnl_expr_get(e, NFTNL_EXPR_MT_INFO, &len);
     out += std::string(name) + " " + xt + " " + std::to_string(rev) + " ";
-    append_hex(out, info, owned_size(target, xt, rev, len));
+    append_hex(out, info,
+               owned_payload(target, xt, static_cast<int>(rev), len));
   } else {
     char buf[4096];
     nftnl_expr_snprintf(buf, sizeof(buf), e, NFTNL_OUTPUT_DEFAULT, 0);
