@@ -22,6 +22,19 @@ void append_hex(std::string &out, const void *data, size_t len) {
   }
 }
 
+// Which of a log expression's attributes it carries: libnftnl prints
+// "snaplen 0" and "qthreshold 0" for a log without them, but NFLOG's
+// --nflog-size 0 is a snaplen of 0 given (the kernel dumps it as given),
+// and iptables-nft saves the two apart.
+std::string log_attributes(const nftnl_expr *e) {
+  std::string out = " attrs";
+  for (uint16_t a :
+       {NFTNL_EXPR_LOG_PREFIX, NFTNL_EXPR_LOG_GROUP, NFTNL_EXPR_LOG_SNAPLEN,
+        NFTNL_EXPR_LOG_QTHRESHOLD, NFTNL_EXPR_LOG_LEVEL, NFTNL_EXPR_LOG_FLAGS})
+    out += nftnl_expr_is_set(e, a) ? '1' : '0';
+  return out;
+}
+
 int add_expr(nftnl_expr *e, void *data) {
   auto &out = *static_cast<std::string *>(data);
   const char *name = nftnl_expr_get_str(e, NFTNL_EXPR_NAME);
@@ -44,6 +57,8 @@ int add_expr(nftnl_expr *e, void *data) {
     char buf[4096];
     nftnl_expr_snprintf(buf, sizeof(buf), e, NFTNL_OUTPUT_DEFAULT, 0);
     out += std::string(name) + " " + buf;
+    if (std::strcmp(name, "log") == 0)
+      out += log_attributes(e);
   }
   out += '\n';
   return 0;
