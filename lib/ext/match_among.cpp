@@ -74,7 +74,8 @@ bool raise_match_among(uint8_t *data, bool dst, bool inv, bool ip, size_t count,
       return false;
     }
     uint8_t pair[kAmongPairSize] = {};
-    std::memcpy(pair, key.data(), key.size());
+    if (!key.empty())
+      std::memcpy(pair, key.data(), key.size());
     size_t i = 0;
     while (i < n &&
            std::memcmp(pair, out + i * kAmongPairSize, kAmongPairSize) >= 0)

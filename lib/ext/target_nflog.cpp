@@ -44,8 +44,9 @@ std::vector<unsigned char> raise_target_nflog(uint16_t group,
     info.len = *snaplen;
     info.flags = XT_NFLOG_F_COPY_LEN;
   }
-  std::memcpy(info.prefix, prefix.data(),
-              std::min(prefix.size(), sizeof(info.prefix) - 1));
+  if (!prefix.empty())
+    std::memcpy(info.prefix, prefix.data(),
+                std::min(prefix.size(), sizeof(info.prefix) - 1));
   std::vector<unsigned char> out(sizeof(info));
   std::memcpy(out.data(), &info, sizeof(info));
   return out;
