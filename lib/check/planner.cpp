@@ -1,6 +1,7 @@
 #include <linux/netfilter.h>
 
 #include <algorithm>
+#include <string_view>
 #include <unordered_map>
 
 #include "check/plan.h"
@@ -32,10 +33,17 @@ bool same_eb(const EbFields &a, const EbFields &b) {
          a.dmac == b.dmac && a.dmsk == b.dmsk && a.policy_rule == b.policy_rule;
 }
 
+// An interface as -C and -D compare it: `-i +` (any interface) is no
+// interface at all, as iptables reads it back.
+std::string_view iface(const std::string &name, bool inverted) {
+  return name == "+" && !inverted ? std::string_view() : name;
+}
+
 // Rule identity for -D and -C: everything but counters and location (the
 // bridge family's base fields too).
 bool same_rule(const Rule &a, const Rule &b) {
-  if (a.iniface != b.iniface || a.outiface != b.outiface ||
+  if (iface(a.iniface, a.inv_iniface) != iface(b.iniface, b.inv_iniface) ||
+      iface(a.outiface, a.inv_outiface) != iface(b.outiface, b.inv_outiface) ||
       a.inv_iniface != b.inv_iniface || a.inv_outiface != b.inv_outiface ||
       a.proto != b.proto || a.inv_proto != b.inv_proto || a.src != b.src ||
       a.smsk != b.smsk || a.dst != b.dst || a.dmsk != b.dmsk ||

@@ -232,10 +232,34 @@ INET = [
     ("raw", "PREROUTING", "-j CT --zone 1", "-j CT --zone 2", 1),
     ("raw", "PREROUTING", "-j CT --helper ftp -p tcp", "-p tcp -j CT --helper "
      "ftp", 0),
+    # iptables writes `-i +` (any interface) as a meta load nothing reads,
+    # and reads it back as no interface.
+    ("filter", "INPUT", "-i + -j ACCEPT", "-j ACCEPT", 0),
+    ("filter", "INPUT", "-j ACCEPT", "-i + -j ACCEPT", 0),
+    ("filter", "INPUT", "! -i eth0 -j ACCEPT", "! -i eth1 -j ACCEPT", 1),
+    ("filter", "INPUT", "-i eth0 -j ACCEPT",
+     "-i eth0 -m comment --comment x -j ACCEPT", 1),
+    ("filter", "INPUT", "! -p tcp -j ACCEPT", "-p tcp -j ACCEPT", 1),
+    ("filter", "INPUT", "-p tcp -m tcp --dport 0:65535 -j ACCEPT",
+     "-p tcp -j ACCEPT", 1),
+    ("filter", "INPUT", "-p tcp -m tcp --sport 0:65535 --dport 22 -j ACCEPT",
+     "-p tcp -m tcp --dport 22 -j ACCEPT", 0),
+    ("filter", "INPUT", "-p tcp -m tcp --tcp-flags NONE NONE -j ACCEPT",
+     "-p tcp -j ACCEPT", 1),
+    ("filter", "INPUT", "-p udp -m udp -j ACCEPT", "-p udp -j ACCEPT", 1),
+    ("filter", "INPUT", "-p tcp -m tcp -j ACCEPT", "-p tcp -j ACCEPT", 1),
+    ("filter", "INPUT", "-m mark --mark 0/0 -j ACCEPT", "-j ACCEPT", 1),
+    ("filter", "INPUT", "-m limit --limit 10000/sec -j ACCEPT",
+     "-m limit --limit 10000/s -j ACCEPT", 0),
+    ("filter", "INPUT", "-m comment --comment x",
+     "-m comment --comment x -j ACCEPT", 1),
     ("raw", "PREROUTING", "-j TRACE", "-j TRACE", 0),
     ("raw", "PREROUTING", "-j CT --notrack", "-j CT --notrack", 0),
 ]
 V4_ONLY = [
+    ("filter", "INPUT", "-s 0.0.0.0/0 -j ACCEPT", "-j ACCEPT", 0),
+    ("filter", "INPUT", "-d 10.0.0.0/255.255.255.0 -j ACCEPT",
+     "-d 10.0.0.0/24 -j ACCEPT", 0),
     ("filter", "INPUT", "-m realm --realm 1 -j DROP",
      "-m realm --realm 2 -j DROP", 1),
     ("mangle", "PREROUTING", "-j TEE --gateway 10.0.0.1",
@@ -309,6 +333,12 @@ V6 = [
     ("filter", "INPUT", "-m comment --comment a -j ACCEPT",
      "-m comment --comment b -j ACCEPT", 1),
 ]
+# `-p all` is no protocol at all, but ip6tables-legacy records that -p was
+# given (IP6T_F_PROTO) and compares it.
+PROTO_ALL = [("filter", "INPUT", "-p all -j ACCEPT", "-j ACCEPT", 0),
+             ("filter", "INPUT", "-p 0 -j ACCEPT", "-j ACCEPT", 0)]
+PROTO_ALL_LEGACY6 = [p[:4] + (1,) for p in PROTO_ALL]
+
 # ip6tables-nft 1.8.9 compares an IPv6 rule's addresses, not their prefix
 # lengths: a reference defect (docs/CONFORMANCE.md), since ip6tables-legacy
 # and iptables-nft (IPv4) tell them apart.
@@ -481,11 +511,11 @@ def legacy6(pairs):
 
 
 PAIRS = {
-    "nft4": INET + V4_ONLY,
-    "nft6": INET + V6 + V6_PREFIX_NFT,
+    "nft4": INET + V4_ONLY + PROTO_ALL,
+    "nft6": INET + V6 + V6_PREFIX_NFT + PROTO_ALL,
     "bridge": BRIDGE + BRIDGE_POLICY,
-    "legacy4": INET + V4_ONLY,
-    "legacy6": legacy6(INET + V6 + V6_PREFIX_LEGACY),
+    "legacy4": INET + V4_ONLY + PROTO_ALL,
+    "legacy6": legacy6(INET + V6 + V6_PREFIX_LEGACY) + PROTO_ALL_LEGACY6,
 }
 
 

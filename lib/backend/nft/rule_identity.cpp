@@ -6,6 +6,7 @@
 #include <xtables.h>
 
 #include <cstring>
+#include <vector>
 
 #include "fastrestore/xt_lookup.h"
 #include "nft/nft_rule.h"
@@ -35,11 +36,11 @@ std::string log_attributes(const nftnl_expr *e) {
   return out;
 }
 
-int add_expr(nftnl_expr *e, void *data) {
-  auto &out = *static_cast<std::string *>(data);
+void add_expr(nftnl_expr *e, std::string *data) {
+  std::string &out = *data;
   const char *name = nftnl_expr_get_str(e, NFTNL_EXPR_NAME);
   if (std::strcmp(name, "counter") == 0)
-    return 0;
+    return;
   const bool target = std::strcmp(name, "target") == 0;
   if (target || std::strcmp(name, "match") == 0) {
     // libnftnl numbers the match and target attributes alike.
@@ -61,11 +62,25 @@ int add_expr(nftnl_expr *e, void *data) {
       out += log_attributes(e);
   }
   out += '\n';
-  return 0;
 }
 
-// The expressions of NEWRULE message `message`, then what `more` adds from
-// the parsed rule.
+// A meta load nothing reads: what iptables-nft writes for `-i +` (any
+// interface), which it reads back as no interface at all; so does -C.
+bool dead_load(const nftnl_expr *e, const nftnl_expr *next) {
+  if (std::strcmp(nftnl_expr_get_str(e, NFTNL_EXPR_NAME), "meta") != 0 ||
+      !nftnl_expr_is_set(e, NFTNL_EXPR_META_DREG))
+    return false;
+  if (next == nullptr)
+    return true;
+  const char *reader = nftnl_expr_get_str(next, NFTNL_EXPR_NAME);
+  for (const char *r : {"cmp", "bitwise", "lookup", "range"})
+    if (std::strcmp(reader, r) == 0)
+      return false;
+  return true;
+}
+
+// The expressions of NEWRULE message `message` (less the loads nothing
+// reads), then what `more` adds from the parsed rule.
 template <class F> std::string read_rule(std::string_view message, F more) {
   std::string out;
   nftnl_rule *r = nftnl_rule_alloc();
@@ -73,7 +88,15 @@ template <class F> std::string read_rule(std::string_view message, F more) {
     return out;
   if (nftnl_rule_nlmsg_parse(reinterpret_cast<const nlmsghdr *>(message.data()),
                              r) == 0) {
-    nftnl_expr_foreach(r, add_expr, &out);
+    std::vector<nftnl_expr *> exprs;
+    nftnl_expr_iter *it = nftnl_expr_iter_create(r);
+    for (nftnl_expr *e = nftnl_expr_iter_next(it); e != nullptr;
+         e = nftnl_expr_iter_next(it))
+      exprs.push_back(e);
+    nftnl_expr_iter_destroy(it);
+    for (size_t i = 0; i < exprs.size(); ++i)
+      if (!dead_load(exprs[i], i + 1 < exprs.size() ? exprs[i + 1] : nullptr))
+        add_expr(exprs[i], &out);
     more(r, out);
   }
   nftnl_rule_free(r);
