@@ -232,6 +232,36 @@ INET = [
     ("raw", "PREROUTING", "-j CT --zone 1", "-j CT --zone 2", 1),
     ("raw", "PREROUTING", "-j CT --helper ftp -p tcp", "-p tcp -j CT --helper "
      "ftp", 0),
+    # A wildcard's compare is shorter than the name and its NUL: the same
+    # 4 bytes of "eth" either way but the length.
+    ("filter", "INPUT", "-i eth+ -j ACCEPT", "-i eth -j ACCEPT", 1),
+    ("filter", "INPUT", "-i eth -j ACCEPT", "-i eth+ -j ACCEPT", 1),
+    ("filter", "INPUT", "-i + -j ACCEPT", "-i + -j ACCEPT", 0),
+    ("filter", "INPUT", "! -i + -j ACCEPT", "-j ACCEPT", 1),
+    ("filter", "INPUT", "-m conntrack --ctstatus ASSURED -j ACCEPT",
+     "-m conntrack --ctstatus SEEN_REPLY -j ACCEPT", 1),
+    ("filter", "INPUT", "-m conntrack --ctproto tcp -j ACCEPT",
+     "-m conntrack --ctproto 6 -j ACCEPT", 0),
+    ("filter", "INPUT", "-m conntrack ! --ctstate NEW -j ACCEPT",
+     "-m conntrack --ctstate NEW -j ACCEPT", 1),
+    ("filter", "OUTPUT", "-m owner --gid-owner 0 -j ACCEPT",
+     "-m owner --gid-owner 1 -j ACCEPT", 1),
+    ("filter", "INPUT", "-m addrtype --dst-type LOCAL --limit-iface-in "
+     "-j ACCEPT", "-m addrtype --dst-type LOCAL -j ACCEPT", 1),
+    ("filter", "INPUT", "-p tcp -m multiport --dports 1:100,200 -j ACCEPT",
+     "-p tcp -m multiport --dports 1:100,201 -j ACCEPT", 1),
+    ("filter", "INPUT", "-m limit --limit 7/min -j ACCEPT",
+     "-m limit --limit 420/hour -j ACCEPT", 0),
+    ("filter", "INPUT", "-m limit --limit 2/day -j ACCEPT",
+     "-m limit --limit 2/d -j ACCEPT", 0),
+    ("filter", "INPUT", "-m connbytes --connbytes 10 --connbytes-dir both "
+     "--connbytes-mode bytes -j ACCEPT", "-m connbytes --connbytes 11 "
+     "--connbytes-dir both --connbytes-mode bytes -j ACCEPT", 1),
+    ("filter", "INPUT", "-g web", "-j web", 1),
+    ("mangle", "OUTPUT", "-j MARK --and-mark 0x3",
+     "-j MARK --set-xmark 0x0/0xfffffffc", 0),
+    ("mangle", "OUTPUT", "-j MARK --or-mark 0x3",
+     "-j MARK --set-xmark 0x3/0x3", 0),
     # iptables writes `-i +` (any interface) as a meta load nothing reads,
     # and reads it back as no interface.
     ("filter", "INPUT", "-i + -j ACCEPT", "-j ACCEPT", 0),
@@ -257,6 +287,10 @@ INET = [
     ("raw", "PREROUTING", "-j CT --notrack", "-j CT --notrack", 0),
 ]
 V4_ONLY = [
+    ("filter", "INPUT", "-p icmp -m icmp --icmp-type 3/1 -j ACCEPT",
+     "-p icmp -m icmp --icmp-type host-unreachable -j ACCEPT", 0),
+    ("filter", "INPUT", "-j REJECT --reject-with icmp-host-prohibited",
+     "-j REJECT --reject-with icmp-host-unreachable", 1),
     ("filter", "INPUT", "-s 0.0.0.0/0 -j ACCEPT", "-j ACCEPT", 0),
     ("filter", "INPUT", "-d 10.0.0.0/255.255.255.0 -j ACCEPT",
      "-d 10.0.0.0/24 -j ACCEPT", 0),
@@ -302,6 +336,17 @@ V4_ONLY = [
      "-j REJECT --reject-with icmp-port-unreachable", 0),
 ]
 V6 = [
+    ("filter", "INPUT", "-s ::/0 -j DROP", "-j DROP", 0),
+    ("filter", "INPUT", "-s 2001:db8::/ffff:ffff:: -j DROP",
+     "-s 2001:db8::/32 -j DROP", 0),
+    ("filter", "INPUT", "-p icmpv6 --icmpv6-type 1/3 -j ACCEPT",
+     "-p icmpv6 --icmpv6-type 1/4 -j ACCEPT", 1),
+    ("filter", "INPUT", "-m frag --fraglast -j DROP",
+     "-m frag --fragfirst -j DROP", 1),
+    ("filter", "INPUT", "-m dst --dst-len 8 -j DROP",
+     "-m dst --dst-len 16 -j DROP", 1),
+    ("nat", "PREROUTING", "-p tcp -j DNAT --to-destination [2001:db8::1]:80",
+     "-p tcp -j DNAT --to-destination [2001:db8::1]:81", 1),
     ("filter", "INPUT", "-m ipv6header --header frag -j DROP",
      "-m ipv6header --header hop -j DROP", 1),
     ("filter", "INPUT", "-m rt --rt-type 0 -j DROP",
@@ -502,6 +547,22 @@ LEGACY6_CHECK_DEFECT = {
     ("-p ipv6-mh -m mh --mh-type 1 -j DROP", "-p ipv6-mh -m mh --mh-type 2 -j DROP"),
     ("-j HL --hl-set 64", "-j HL --hl-set 63"),
     ("-j HL --hl-dec 1", "-j HL --hl-inc 1"),
+    ("-p icmpv6 --icmpv6-type 1/3 -j ACCEPT", "-p icmpv6 --icmpv6-type 1/4 -j ACCEPT"),
+    ("-m frag --fraglast -j DROP", "-m frag --fragfirst -j DROP"),
+    ("-m dst --dst-len 8 -j DROP", "-m dst --dst-len 16 -j DROP"),
+    ("-p tcp -j DNAT --to-destination [2001:db8::1]:80",
+     "-p tcp -j DNAT --to-destination [2001:db8::1]:81"),
+    ("-m conntrack --ctstatus ASSURED -j ACCEPT",
+     "-m conntrack --ctstatus SEEN_REPLY -j ACCEPT"),
+    ("-m conntrack ! --ctstate NEW -j ACCEPT", "-m conntrack --ctstate NEW -j ACCEPT"),
+    ("-m owner --gid-owner 0 -j ACCEPT", "-m owner --gid-owner 1 -j ACCEPT"),
+    ("-m addrtype --dst-type LOCAL --limit-iface-in -j ACCEPT",
+     "-m addrtype --dst-type LOCAL -j ACCEPT"),
+    ("-p tcp -m multiport --dports 1:100,200 -j ACCEPT",
+     "-p tcp -m multiport --dports 1:100,201 -j ACCEPT"),
+    ("-m connbytes --connbytes 10 --connbytes-dir both --connbytes-mode bytes "
+     "-j ACCEPT", "-m connbytes --connbytes 11 --connbytes-dir both "
+     "--connbytes-mode bytes -j ACCEPT"),
 }
 
 

@@ -36,6 +36,22 @@ std::string log_attributes(const nftnl_expr *e) {
   return out;
 }
 
+// The length of the data an expression compares: libnftnl prints data a
+// 32-bit word at a time, so `-i eth` ("eth" and its NUL, 4 bytes) and
+// `-i eth+` ("eth", 3 bytes) print alike, and iptables tells them apart.
+std::string data_length(const nftnl_expr *e, const char *name) {
+  uint32_t len = 0;
+  if (std::strcmp(name, "cmp") == 0)
+    nftnl_expr_get(e, NFTNL_EXPR_CMP_DATA, &len);
+  else if (std::strcmp(name, "range") == 0)
+    nftnl_expr_get(e, NFTNL_EXPR_RANGE_FROM_DATA, &len);
+  else if (std::strcmp(name, "bitwise") == 0)
+    len = nftnl_expr_get_u32(e, NFTNL_EXPR_BITWISE_LEN);
+  else
+    return {};
+  return " len " + std::to_string(len);
+}
+
 void add_expr(nftnl_expr *e, std::string *data) {
   std::string &out = *data;
   const char *name = nftnl_expr_get_str(e, NFTNL_EXPR_NAME);
@@ -60,6 +76,8 @@ void add_expr(nftnl_expr *e, std::string *data) {
     out += std::string(name) + " " + buf;
     if (std::strcmp(name, "log") == 0)
       out += log_attributes(e);
+    else
+      out += data_length(e, name);
   }
   out += '\n';
 }
