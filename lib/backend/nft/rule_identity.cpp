@@ -52,8 +52,7 @@ std::string data_length(const nftnl_expr *e, const char *name) {
   return " len " + std::to_string(len);
 }
 
-void add_expr(nftnl_expr *e, std::string *data) {
-  std::string &out = *data;
+void add_expr(nftnl_expr *e, std::string &out) {
   const char *name = nftnl_expr_get_str(e, NFTNL_EXPR_NAME);
   if (std::strcmp(name, "counter") == 0)
     return;
@@ -97,9 +96,12 @@ bool dead_load(const nftnl_expr *e, const nftnl_expr *next) {
   return true;
 }
 
-// The expressions of NEWRULE message `message` (less the loads nothing
-// reads), then what `more` adds from the parsed rule.
-template <class F> std::string read_rule(std::string_view message, F more) {
+} // namespace
+
+// The expressions of the rule (less counters and the loads nothing reads),
+// then its user data; the counter's values, when asked, taken on the way.
+std::string rule_identity(std::string_view message, uint64_t *packets,
+                          uint64_t *bytes) {
   std::string out;
   nftnl_rule *r = nftnl_rule_alloc();
   if (r == nullptr)
@@ -112,40 +114,29 @@ template <class F> std::string read_rule(std::string_view message, F more) {
          e = nftnl_expr_iter_next(it))
       exprs.push_back(e);
     nftnl_expr_iter_destroy(it);
-    for (size_t i = 0; i < exprs.size(); ++i)
-      if (!dead_load(exprs[i], i + 1 < exprs.size() ? exprs[i + 1] : nullptr))
-        add_expr(exprs[i], &out);
-    more(r, out);
-  }
-  nftnl_rule_free(r);
-  return out;
-}
-
-} // namespace
-
-std::string rule_identity(std::string_view message, uint64_t *packets,
-                          uint64_t *bytes) {
-  return read_rule(message, [&](nftnl_rule *r, std::string &out) {
+    bool counted = false;
+    for (size_t i = 0; i < exprs.size(); ++i) {
+      nftnl_expr *e = exprs[i];
+      if (!counted &&
+          std::strcmp(nftnl_expr_get_str(e, NFTNL_EXPR_NAME), "counter") == 0) {
+        counted = true; // the first counter's values, as iptables reads them
+        if (packets != nullptr)
+          *packets = nftnl_expr_get_u64(e, NFTNL_EXPR_CTR_PACKETS);
+        if (bytes != nullptr)
+          *bytes = nftnl_expr_get_u64(e, NFTNL_EXPR_CTR_BYTES);
+      }
+      if (!dead_load(e, i + 1 < exprs.size() ? exprs[i + 1] : nullptr))
+        add_expr(e, out);
+    }
     uint32_t len = 0;
     if (const void *udata = nftnl_rule_get_data(r, NFTNL_RULE_USERDATA, &len)) {
       out += "userdata ";
       append_hex(out, udata, len);
       out += '\n';
     }
-    if (packets == nullptr && bytes == nullptr)
-      return;
-    nftnl_expr_iter *it = nftnl_expr_iter_create(r);
-    for (nftnl_expr *e = nftnl_expr_iter_next(it); e != nullptr;
-         e = nftnl_expr_iter_next(it))
-      if (std::strcmp(nftnl_expr_get_str(e, NFTNL_EXPR_NAME), "counter") == 0) {
-        if (packets != nullptr)
-          *packets = nftnl_expr_get_u64(e, NFTNL_EXPR_CTR_PACKETS);
-        if (bytes != nullptr)
-          *bytes = nftnl_expr_get_u64(e, NFTNL_EXPR_CTR_BYTES);
-        break;
-      }
-    nftnl_expr_iter_destroy(it);
-  });
+  }
+  nftnl_rule_free(r);
+  return out;
 }
 
 std::string rule_identity(const Rule &rule, Family family) {
