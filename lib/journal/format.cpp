@@ -130,6 +130,21 @@ bool get_rules(std::string_view body, uint64_t count,
   return r.ok() && r.left() == 0;
 }
 
+// A chain's entry in the head: its own attributes, its rules' count and
+// its body's length and hash.
+void describe(RecordHead::Chain &entry, const StateChain &chain,
+              std::string_view body) {
+  entry.head = chain;
+  entry.rules = chain.rules.size();
+  entry.body_len = body.size();
+  entry.body_hash = static_cast<uint32_t>(hash64(body));
+}
+
+// The length of a record's head, from its fixed start.
+uint32_t head_length(std::string_view start) {
+  return journal::Reader(start.substr(8, 4)).u32();
+}
+
 // The record of `head` whose chains' bodies are `bodies` (in order).
 std::string assemble(const JournalKey &key, uint64_t serial,
                      const RecordHead &head,
@@ -293,7 +308,7 @@ std::optional<RecordHead> read_record(std::string_view bytes,
     return std::nullopt;
   journal::Reader r(bytes.substr(0, bytes.size() - 8));
   r.raw(kStart);
-  r.raw(journal::Reader(bytes.substr(8, 4)).u32() + 8);
+  r.raw(head_length(bytes) + 8);
   bodies.clear();
   bodies.reserve(head->chains.size());
   for (const auto &c : head->chains)
@@ -330,11 +345,7 @@ std::string encode_table_record(const JournalKey &key, uint64_t serial,
     const size_t begin = all.written().size();
     put_rules(all, c.rules);
     ends.push_back(all.written().size());
-    auto &h = head.chains[i];
-    h.head = c;
-    h.rules = c.rules.size();
-    h.body_len = ends.back() - begin;
-    h.body_hash = static_cast<uint32_t>(hash64(all.written().substr(begin)));
+    describe(head.chains[i], c, all.written().substr(begin));
   }
   std::vector<std::string_view> bodies;
   bodies.reserve(ends.size());
@@ -379,8 +390,7 @@ decode_chain_record(const ReadAt &read, const JournalKey &key, uint64_t serial,
     *why = "it is truncated";
     return std::nullopt;
   }
-  const uint32_t head_len =
-      journal::Reader(std::string_view(start).substr(8)).u32();
+  const uint32_t head_len = head_length(start);
   if (!read(0, kStart + head_len + 8, start)) {
     *why = "it is truncated";
     return std::nullopt;
@@ -431,10 +441,7 @@ edit_table_record(std::string_view bytes, const JournalKey &key,
     journal::Writer w;
     put_rules(w, chain.rules);
     written.push_back(w.take());
-    c.head = chain;
-    c.rules = chain.rules.size();
-    c.body_len = written.back().size();
-    c.body_hash = static_cast<uint32_t>(hash64(written.back()));
+    describe(c, chain, written.back());
     return std::string_view(written.back());
   };
   for (const ChainEdit &e : edits) {

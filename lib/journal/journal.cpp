@@ -291,20 +291,30 @@ std::optional<uint64_t> Journal::current_serial(uint32_t family,
   return std::nullopt;
 }
 
+std::optional<std::string> Journal::current_bytes(uint32_t family,
+                                                  const std::string &table,
+                                                  uint32_t generation,
+                                                  uint64_t &serial,
+                                                  std::string *why) const {
+  const std::optional<uint64_t> current =
+      current_serial(family, table, generation, why);
+  if (!current)
+    return std::nullopt;
+  serial = *current;
+  return read_trusted(table_path(family, table), kMaxTable, why);
+}
+
 std::optional<TableState> Journal::load(uint32_t family,
                                         const std::string &table,
                                         uint32_t generation,
                                         std::string *why) const {
-  const std::optional<uint64_t> serial =
-      current_serial(family, table, generation, why);
-  if (!serial)
-    return std::nullopt;
+  uint64_t serial = 0;
   std::optional<std::string> bytes =
-      read_trusted(table_path(family, table), kMaxTable, why);
+      current_bytes(family, table, generation, serial, why);
   if (!bytes)
     return std::nullopt;
   std::optional<TableState> state =
-      decode_table_record(*bytes, JournalKey{ns_, family, table}, *serial, why);
+      decode_table_record(*bytes, JournalKey{ns_, family, table}, serial, why);
   if (!state)
     *why = "record " + *why;
   return state;
@@ -331,23 +341,6 @@ std::optional<ChainRecord> Journal::load_chain(uint32_t family,
     *why = "record " + *why;
   return out;
 }
-
-namespace {
-
-// The directory made when missing and trusted, and locked: `lock` held.
-bool lock_dir(const std::string &dir, std::optional<DirLock> &lock,
-              std::string *why) {
-  if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
-    *why = errno_text(("cannot make " + dir).c_str());
-    return false;
-  }
-  if (!trusted_dir(dir, why))
-    return false;
-  lock.emplace(dir, why);
-  return lock->held();
-}
-
-} // namespace
 
 bool Journal::write_index(uint32_t family, const std::string &table,
                           uint32_t before, uint32_t after,
@@ -382,7 +375,14 @@ bool Journal::lock_at(const std::string &table, uint32_t after,
     *why = "table name not journaled";
     return false;
   }
-  if (!lock_dir(dir_, lock, why))
+  if (mkdir(dir_.c_str(), 0700) != 0 && errno != EEXIST) {
+    *why = errno_text(("cannot make " + dir_).c_str());
+    return false;
+  }
+  if (!trusted_dir(dir_, why))
+    return false;
+  lock.emplace(dir_, why);
+  if (!lock->held())
     return false;
   if (generation_now() != after) {
     *why = "another program committed right after this one";
@@ -425,14 +425,12 @@ bool Journal::edit(uint32_t family, const std::string &table, uint32_t before,
     return false;
   Encoded out;
   std::optional<std::string> edited;
-  if (std::optional<uint64_t> serial =
-          current_serial(family, table, before, why)) {
-    if (std::optional<std::string> bytes =
-            read_trusted(table_path(family, table), kMaxTable, why)) {
-      out.serial = new_serial();
-      edited = edit_table_record(*bytes, JournalKey{ns_, family, table},
-                                 *serial, out.serial, edits, next_handle, why);
-    }
+  uint64_t serial = 0;
+  if (std::optional<std::string> bytes =
+          current_bytes(family, table, before, serial, why)) {
+    out.serial = new_serial();
+    edited = edit_table_record(*bytes, JournalKey{ns_, family, table}, serial,
+                               out.serial, edits, next_handle, why);
   }
   if (!edited) {
     // No current record to edit: the table's is forgotten.

@@ -173,8 +173,14 @@ private:
                                          const std::string &table,
                                          uint32_t generation,
                                          std::string *why) const;
-  // The directory locked (`lock` held) when the ruleset is still at
-  // `after` after this process's commit, for `table`'s record.
+  // The table's record's bytes and its serial when the index is current
+  // at `generation`; nullopt with the reason otherwise.
+  std::optional<std::string>
+  current_bytes(uint32_t family, const std::string &table, uint32_t generation,
+                uint64_t &serial, std::string *why) const;
+  // The directory (made when missing, trusted) locked (`lock` held) when the
+  // ruleset is still at `after` after this process's commit, for `table`'s
+  // record.
   bool lock_at(const std::string &table, uint32_t after,
                const std::function<uint32_t()> &generation_now,
                std::optional<DirLock> &lock, std::string *why);
