@@ -13,11 +13,13 @@
 #include <string>
 #include <vector>
 
+#include "../unit/journal_samples.h"
 #include "journal/bytes.h"
 #include "journal/journal.h"
 #include "sys/hash64.h"
 
 using namespace fastrestore;
+using fastrestore::test::same_chain;
 
 namespace {
 
@@ -50,19 +52,6 @@ bool head_key(const std::string &file, JournalKey &key, uint64_t &serial) {
   key.table = std::string(r.str(256));
   serial = r.u64();
   return r.ok();
-}
-
-bool same_chain(const StateChain &a, const StateChain &b) {
-  if (a.name != b.name || a.base != b.base || a.hook != b.hook ||
-      a.prio != b.prio || a.type != b.type || a.has_policy != b.has_policy ||
-      a.policy != b.policy || a.rules.size() != b.rules.size())
-    return false;
-  for (size_t i = 0; i < a.rules.size(); ++i)
-    if (a.rules[i].key != b.rules[i].key ||
-        a.rules[i].line != b.rules[i].line ||
-        a.rules[i].handle != b.rules[i].handle)
-      return false;
-  return true;
 }
 
 } // namespace

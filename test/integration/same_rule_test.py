@@ -595,10 +595,16 @@ def restore(fr, mode, table, line):
     return run([fr] + MODES[mode][1] + ["--noflush"], text)
 
 
+def declarations(mode, chain):
+    """A replaced table's chain lines: the dropper's policy, the user
+    chains."""
+    decl = ":%s DROP\n" % chain if chain == "dropper" else ""
+    return decl + "".join(":%s - [0:0]\n" % c for c in USER_CHAINS[mode])
+
+
 def replaced(tool, mode, table, chain, a, b, check):
     """The status of one table replacement: A appended, then -C B."""
-    decl = ":%s DROP\n" % chain if chain == "dropper" else ""
-    decl += "".join(":%s - [0:0]\n" % c for c in USER_CHAINS[mode])
+    decl = declarations(mode, chain)
     text = "*%s\n%s-A %s %s\n%s %s %s\nCOMMIT\n" % (table, decl, chain, a,
                                                      check, chain, b)
     return run(tool, text)
@@ -619,8 +625,7 @@ def incremental_way(fr, ref_restore, mode, table, chain, a, b, reset,
                     stale=False):
     """'' when loading A then B --incremental saves as B loaded alone;
     else what differs. `stale`: the journal made stale after A."""
-    decl = ":%s DROP\n" % chain if chain == "dropper" else ""
-    decl += "".join(":%s - [0:0]\n" % c for c in USER_CHAINS[mode])
+    decl = declarations(mode, chain)
     block = "*%s\n%s-A %s %%s\nCOMMIT\n" % (table, decl, chain)
     reset()
     run([ref_restore], block % b)

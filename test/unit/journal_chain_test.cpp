@@ -24,13 +24,6 @@ ReadAt reader(const std::string &bytes) {
   };
 }
 
-bool same_chain(const StateChain &a, const StateChain &b) {
-  TableState x, y;
-  x.chains.push_back(a);
-  y.chains.push_back(b);
-  return same(x, y);
-}
-
 StateChain chain(const std::string &name,
                  const std::vector<std::pair<uint64_t, uint64_t>> &rules) {
   StateChain c;

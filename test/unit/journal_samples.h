@@ -1,5 +1,5 @@
 // Sample records and a journal directory for the journal's tests
-// (journal_test.cpp, journal_chain_test.cpp).
+// (journal_test.cpp, journal_chain_test.cpp, the journal fuzz target).
 #pragma once
 
 #include <stdlib.h>
@@ -46,22 +46,27 @@ inline TableState sample(size_t rules = 3) {
   return t;
 }
 
+// A chain and its rules as the journal keeps them (counters aside).
+inline bool same_chain(const StateChain &a, const StateChain &b) {
+  if (a.name != b.name || a.base != b.base || a.hook != b.hook ||
+      a.prio != b.prio || a.type != b.type || a.has_policy != b.has_policy ||
+      a.policy != b.policy || a.rules.size() != b.rules.size())
+    return false;
+  for (size_t i = 0; i < a.rules.size(); ++i)
+    if (a.rules[i].key != b.rules[i].key ||
+        a.rules[i].line != b.rules[i].line ||
+        a.rules[i].handle != b.rules[i].handle)
+      return false;
+  return true;
+}
+
 inline bool same(const TableState &a, const TableState &b) {
   if (a.chains.size() != b.chains.size() || a.fingerprint != b.fingerprint ||
       a.block != b.block || a.next_handle != b.next_handle || a.sets != b.sets)
     return false;
-  for (size_t c = 0; c < a.chains.size(); ++c) {
-    const StateChain &x = a.chains[c], &y = b.chains[c];
-    if (x.name != y.name || x.base != y.base || x.hook != y.hook ||
-        x.prio != y.prio || x.type != y.type || x.has_policy != y.has_policy ||
-        x.policy != y.policy || x.rules.size() != y.rules.size())
+  for (size_t c = 0; c < a.chains.size(); ++c)
+    if (!same_chain(a.chains[c], b.chains[c]))
       return false;
-    for (size_t r = 0; r < x.rules.size(); ++r)
-      if (x.rules[r].key != y.rules[r].key ||
-          x.rules[r].line != y.rules[r].line ||
-          x.rules[r].handle != y.rules[r].handle)
-        return false;
-  }
   return true;
 }
 
