@@ -1,0 +1,119 @@
+#include "batch_messages.h"
+
+#include <linux/netfilter/nf_tables.h>
+
+#include "nft/nft_attrs.h"
+#include "nft/rule_identity.h"
+#include "sys/hash64.h"
+#include "table_delta.h"
+
+namespace fastrestore::nft {
+namespace {
+
+// A chain's name, kind and policy (no rules, no counters), between a
+// kernel chain and a chain of a TableState, which name them alike.
+template <class To, class From> To chain_head(const From &f) {
+  To t;
+  t.name = f.name;
+  t.base = f.base;
+  t.hook = f.hook;
+  t.prio = f.prio;
+  t.type = f.type;
+  t.has_policy = f.has_policy;
+  t.policy = f.policy;
+  return t;
+}
+
+} // namespace
+
+StateChain state_chain(const KernelChain &kc) {
+  return chain_head<StateChain>(kc);
+}
+
+KernelChain kernel_chain(const StateChainHead &h) {
+  return chain_head<KernelChain>(h);
+}
+
+uint64_t message_key(const nlmsghdr *m) {
+  uint64_t h = hash64_seed;
+  each_top(m, [&](const nlattr *a) {
+    switch (attr_type(a)) {
+    case NFTA_RULE_EXPRESSIONS:
+      each_nested(a, [&](const nlattr *e) {
+        if (expr_name(e) != "counter")
+          h = hash64(
+              std::string_view(reinterpret_cast<const char *>(e), e->nla_len),
+              h);
+      });
+      break;
+    case NFTA_RULE_USERDATA:
+    case NFTA_RULE_COMPAT:
+      h = hash64(
+          std::string_view(reinterpret_cast<const char *>(a), a->nla_len), h);
+      break;
+    default: // table, chain, handle, position, id: where, not what
+      break;
+    }
+  });
+  return h;
+}
+
+uint16_t nft_type(std::string_view m) {
+  return static_cast<uint16_t>(header(m)->nlmsg_type & 0xff);
+}
+
+bool has_attr(std::string_view m, uint16_t type) {
+  bool found = false;
+  each_top(header(m), [&](const nlattr *a) { found |= attr_type(a) == type; });
+  return found;
+}
+
+StateRule batch_rule(const Batch &batch, std::string_view m, size_t index) {
+  StateRule r;
+  r.key = message_key(header(m));
+  r.counters = batch.counters_given(index);
+  if (r.counters)
+    rule_identity(m, &r.packets, &r.bytes);
+  return r;
+}
+
+Placing rule_placing(std::string_view m, std::string_view &chain) {
+  const uint16_t flags = header(m)->nlmsg_flags;
+  if ((flags & ~(NLM_F_APPEND | NLM_F_ECHO)) != (NLM_F_REQUEST | NLM_F_CREATE))
+    return Placing::other;
+  bool plain = true;
+  each_top(header(m), [&](const nlattr *a) {
+    switch (attr_type(a)) {
+    case NFTA_RULE_CHAIN:
+      chain = attr_text(a);
+      break;
+    case NFTA_RULE_POSITION:
+    case NFTA_RULE_POSITION_ID:
+    case NFTA_RULE_HANDLE:
+      plain = false;
+      break;
+    }
+  });
+  if (!plain)
+    return Placing::other;
+  return (flags & NLM_F_APPEND) != 0 ? Placing::append : Placing::head;
+}
+
+void rule_target(std::string_view m, std::string_view &chain, uint64_t &handle,
+                 bool &by_id) {
+  each_top(header(m), [&](const nlattr *a) {
+    switch (attr_type(a)) {
+    case NFTA_RULE_CHAIN:
+      chain = attr_text(a);
+      break;
+    case NFTA_RULE_HANDLE:
+      handle = attr_be64(a);
+      break;
+    case NFTA_RULE_ID:
+      by_id = true;
+      break;
+    }
+  });
+}
+
+} // namespace fastrestore::nft
