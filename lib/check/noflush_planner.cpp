@@ -166,7 +166,7 @@ void OpPlanner::plan_positional(const Command &cmd, std::vector<Op> &out) {
     known_.insert(cmd.arg);
     return;
   }
-  Chain &c = model_chain(cmd);
+  Chain &c = model_chain(cmd, false);
   // A bridge user chain's policy rule is not one of its rules to count.
   const bool policy = family_ == Family::bridge &&
                       !find_builtin_chain(*table_, cmd.chain) &&
@@ -250,8 +250,15 @@ void OpPlanner::plan_by_spec(const Command &cmd, std::vector<Op> &out) {
     needs_kernel_rules(cmd, cmd.kind == CommandKind::check
                                 ? "-C"
                                 : "-D with a rule specification");
-  Chain &c = model_chain(cmd);
+  // -C first looks for the rule by the keys of the journal's record.
+  const bool check = cmd.kind == CommandKind::check;
+  Chain &c = model_chain(cmd, !check);
   for (const auto &r : cmd.rules) {
+    if (recorded_.count(cmd.chain) != 0) {
+      if (check && found_by_key(c, r))
+        continue;
+      read_messages(cmd);
+    }
     const std::string want = kernel_.identify_rule(r);
     auto it =
         std::find_if(c.rules.begin(), c.rules.end(),
@@ -388,7 +395,7 @@ std::map<std::string, OpPlanner::Chain> &OpPlanner::model(const Command &cmd) {
     return chains_;
   if (!kernel_.read)
     needs_kernel_rules(cmd, "this command");
-  KernelTable kt = kernel_.read();
+  const KernelTable &kt = kernel_.read();
   // The chains read one by one keep their state; the others are read
   // from this dump. The order is the kernel's, then the block's creations
   // and removals replayed.
@@ -396,9 +403,20 @@ std::map<std::string, OpPlanner::Chain> &OpPlanner::model(const Command &cmd) {
   for (const auto &kc : kt.chains) {
     model_order_.push_back(kc.name);
     present.insert(kc.name);
-    if (read_.count(kc.name) == 0)
+    if (read_.count(kc.name) == 0) {
       chains_.emplace(kc.name, from_kernel(kc));
+    } else if (recorded_.count(kc.name) != 0) {
+      // Read from the record: its handle and messages now known.
+      auto it = chains_.find(kc.name);
+      if (it != chains_.end() && it->second.recorded) {
+        it->second.handle = kc.handle;
+        it->second.recorded = false;
+      }
+      for (size_t i = 0; i < kc.rules.size() && i < kc.messages.size(); ++i)
+        kernel_msgs_.emplace(kc.rules[i], kc.messages[i]);
+    }
   }
+  recorded_.clear();
   for (const auto &l : log_) {
     reorder(l.ev, l.chain, present.count(l.chain) != 0);
     if (l.ev == Event::create)
@@ -414,8 +432,13 @@ std::map<std::string, OpPlanner::Chain> &OpPlanner::model(const Command &cmd) {
   return chains_;
 }
 
-OpPlanner::Chain &OpPlanner::model_chain(const Command &cmd) {
-  if (!chain_read(cmd.chain)) {
+OpPlanner::Chain &OpPlanner::model_chain(const Command &cmd, bool messages) {
+  if (chain_read(cmd.chain)) {
+    if (messages && recorded_.count(cmd.chain) != 0)
+      read_messages(cmd);
+  } else if (!messages && load_recorded(cmd.chain)) {
+    // (Planned from the journal's record.)
+  } else {
     if (!kernel_.read)
       needs_kernel_rules(cmd, "this command");
     if (kernel_.read_chains) {
@@ -434,6 +457,65 @@ OpPlanner::Chain &OpPlanner::model_chain(const Command &cmd) {
   if (it == chains_.end())
     no_such_chain(cmd.loc);
   return it->second;
+}
+
+// Chain `name` from the journal's record (recorded_chain), when it has
+// it: the rules' handles and keys, no messages.
+bool OpPlanner::load_recorded(const std::string &name) {
+  if (!kernel_.recorded_chain)
+    return false;
+  std::vector<uint64_t> keys;
+  std::optional<KernelChain> kc = kernel_.recorded_chain(name, keys);
+  if (!kc)
+    return false;
+  for (size_t i = 0; i < kc->rules.size() && i < keys.size(); ++i)
+    recorded_keys_[kc->rules[i]] = keys[i];
+  load_chain(name, &*kc);
+  auto it = chains_.find(name);
+  if (it != chains_.end())
+    it->second.recorded = true;
+  recorded_.insert(name);
+  return true;
+}
+
+// The messages of the rules of `cmd`'s chain, read from the record at
+// first: the chain read from the kernel after all (the same handles: the
+// batch goes with the generation the record is of).
+void OpPlanner::read_messages(const Command &cmd) {
+  recorded_.erase(cmd.chain);
+  if (!kernel_.read_chains) {
+    model(cmd);
+    return;
+  }
+  const KernelTable kt = kernel_.read_chains({cmd.chain});
+  for (const auto &kc : kt.chains) {
+    if (kc.name != cmd.chain)
+      continue;
+    for (size_t i = 0; i < kc.rules.size() && i < kc.messages.size(); ++i)
+      kernel_msgs_.emplace(kc.rules[i], kc.messages[i]);
+    auto it = chains_.find(cmd.chain);
+    if (it != chains_.end() && it->second.recorded) {
+      it->second.handle = kc.handle;
+      it->second.recorded = false;
+    }
+  }
+}
+
+// Whether chain `c` has a kernel rule whose recorded key is one a rule
+// like `rule` has (the same rule: -C's answer without its messages).
+bool OpPlanner::found_by_key(const Chain &c, const Rule &rule) {
+  if (!kernel_.record_keys)
+    return false;
+  const auto [by_message, by_identity] = kernel_.record_keys(rule);
+  for (const RuleRef &ref : c.rules) {
+    if (ref.handle == 0)
+      continue;
+    auto k = recorded_keys_.find(ref.handle);
+    if (k != recorded_keys_.end() &&
+        (k->second == by_message || k->second == by_identity))
+      return true;
+  }
+  return false;
 }
 
 } // namespace fastrestore

@@ -96,7 +96,7 @@ BlockOutcome Incremental::commit_incremental(uint32_t id_base) {
   } else if (!kernel) {
     want = desired_table(*batch_);
     if (want && !want->state.chains.empty() && reading_pays(sizes(*want))) {
-      KernelTable kt = view_().table();
+      const KernelTable &kt = view_().table();
       // A table holding sets or other objects (made with nft) loses
       // them in a replacement: replaced.
       if (kt.exists && kt.use == kt.chains.size())
@@ -283,7 +283,7 @@ bool Incremental::read_for_commands(std::optional<TableState> &kernel,
     return false;
   };
   if (!sizes.empty() && reading_pays(sizes)) {
-    KernelTable kt = view_().table();
+    const KernelTable &kt = view_().table();
     if (!kt.exists)
       return missing();
     if (kt.use != kt.chains.size())

@@ -7,6 +7,7 @@
 
 #include "diag/stats.h"
 #include "incremental.h"
+#include "nft/nft_rule.h"
 #include "parse/kernel_resolved.h"
 #include "sys/name_lookups.h"
 
@@ -99,6 +100,27 @@ void Incremental::record_sets(std::vector<StateSet> sets) {
   sets_ = std::move(sets);
 }
 
+std::optional<KernelChain>
+Incremental::recorded_chain(const std::string &name,
+                            std::vector<uint64_t> &keys) const {
+  if (!cfg_.noflush || !journal_state_ || cfg_.family == Family::bridge)
+    return std::nullopt;
+  for (const StateChain &c : journal_state_->chains) {
+    if (c.name != name)
+      continue;
+    KernelChain kc = kernel_chain(c);
+    kc.rules.reserve(c.rules.size());
+    keys.clear();
+    keys.reserve(c.rules.size());
+    for (const StateRule &r : c.rules) {
+      kc.rules.push_back(r.handle);
+      keys.push_back(r.key);
+    }
+    return kc;
+  }
+  return std::nullopt;
+}
+
 BlockOutcome Incremental::commit(uint32_t id_base) {
   return commit_incremental(id_base);
 }
@@ -125,6 +147,11 @@ BlockOutcome Incremental::read_again(std::optional<TableState> *journal) {
   batch_.reset();
   parse_all_ = true;
   return BlockOutcome::read_again;
+}
+
+std::pair<uint64_t, uint64_t> record_keys(const Rule &rule, Family family) {
+  const std::string m = rule_message(rule, family, "t", "c");
+  return {rule_key(m, RuleKey::message), rule_key(m, RuleKey::identity)};
 }
 
 std::unique_ptr<IncrementalBlock>

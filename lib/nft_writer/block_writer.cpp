@@ -111,7 +111,7 @@ public:
         planner_read_ = true;
         return view_->chains(names);
       };
-      kernel.read = [this] {
+      kernel.read = [this]() -> const KernelTable & {
         planner_read_ = true;
         return view_->table();
       };
@@ -141,6 +141,20 @@ public:
     kernel.identify_rule = [family = cfg_.family](const Rule &r) {
       return rule_identity(r, family);
     };
+    if (incremental_run_ && cfg_.noflush && view_->reachable()) {
+      kernel.recorded_chain = [this](const std::string &name,
+                                     std::vector<uint64_t> &keys) {
+        std::optional<KernelChain> kc =
+            incremental_block_ ? incremental_->recorded_chain(name, keys)
+                               : std::nullopt;
+        if (kc)
+          planner_read_ = true; // (the kernel's rules, as recorded)
+        return kc;
+      };
+      kernel.record_keys = [family = cfg_.family](const Rule &r) {
+        return record_keys(r, family);
+      };
+    }
     planner_.emplace(table, cfg_.noflush, cfg_.counters, std::move(kernel),
                      cfg_.family, id_base_);
     eb_policies_.begin(table);

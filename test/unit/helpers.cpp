@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <libnftnl/rule.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
@@ -82,19 +84,19 @@ std::string render_rule(const std::string &line, Family family,
 
 KernelAccess kernel_with(const KernelChain &user, int *reads) {
   KernelAccess k;
-  k.read = [=] {
+  auto t = std::make_shared<KernelTable>();
+  t->exists = true;
+  for (const char *n : {"INPUT", "FORWARD", "OUTPUT"}) {
+    KernelChain c;
+    c.name = n;
+    c.base = true;
+    t->chains.push_back(c);
+  }
+  t->chains.push_back(user);
+  k.read = [=]() -> const KernelTable & {
     if (reads != nullptr)
       ++*reads;
-    KernelTable t;
-    t.exists = true;
-    for (const char *n : {"INPUT", "FORWARD", "OUTPUT"}) {
-      KernelChain c;
-      c.name = n;
-      c.base = true;
-      t.chains.push_back(c);
-    }
-    t.chains.push_back(user);
-    return t;
+    return *t;
   };
   k.chain_exists = [name = user.name](const std::string &chain) {
     return chain == name || chain == "INPUT" || chain == "FORWARD" ||
@@ -110,6 +112,17 @@ int input_fd(const std::string &text) {
     throw std::runtime_error("input_fd: no memfd");
   lseek(fd, 0, SEEK_SET);
   return fd;
+}
+
+JournalDir::JournalDir() {
+  char t[] = "/tmp/fastrestore-journal-test-XXXXXX";
+  path = mkdtemp(t);
+  setenv("FASTRESTORE_JOURNAL_DIR", path.c_str(), 1);
+}
+
+JournalDir::~JournalDir() {
+  unsetenv("FASTRESTORE_JOURNAL_DIR");
+  std::filesystem::remove_all(path);
 }
 
 int restore_text(nft::Transport &transport, const std::string &text,

@@ -52,6 +52,14 @@ Diagnostic parse_error(const std::string &line, Family family = Family::ipv4,
 // table's reads.
 KernelAccess kernel_with(const KernelChain &user, int *reads = nullptr);
 
+// A fresh --incremental journal directory (FASTRESTORE_JOURNAL_DIR) for
+// the test's life, removed after it.
+struct JournalDir {
+  std::string path;
+  JournalDir();
+  ~JournalDir();
+};
+
 // A file descriptor reading `text` from its start (a memfd).
 int input_fd(const std::string &text);
 

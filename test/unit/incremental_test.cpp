@@ -8,7 +8,6 @@
 
 #include <unistd.h>
 
-#include <cstdlib>
 #include <sstream>
 
 #include "fake_kernel.h"
@@ -18,20 +17,6 @@
 using namespace fastrestore;
 
 namespace {
-
-struct JournalDir {
-  std::string path;
-  JournalDir() {
-    char t[] = "/tmp/fastrestore-journal-test-XXXXXX";
-    path = mkdtemp(t);
-    setenv("FASTRESTORE_JOURNAL_DIR", path.c_str(), 1);
-  }
-  ~JournalDir() {
-    unsetenv("FASTRESTORE_JOURNAL_DIR");
-    std::string cmd = "rm -rf '" + path + "'";
-    CHECK(std::system(cmd.c_str()) == 0);
-  }
-};
 
 // With `stats`, --stats' lines go there.
 int restore(test::FakeKernel &k, const std::string &text, bool incremental,
@@ -85,7 +70,7 @@ std::string rules(int n, int changed_at = -1) {
 TEST_CASE("incremental: a reload sends what changed and ends as a full "
           "restore",
           "[incremental]") {
-  JournalDir dir;
+  test::JournalDir dir;
   const bool journal = geteuid() == 0;
   test::FakeKernel k;
   REQUIRE(restore(k, rules(300), true) == 0);
@@ -128,7 +113,7 @@ TEST_CASE("incremental: a reload sends what changed and ends as a full "
 TEST_CASE("incremental --noflush: commands against the journal end as "
           "without it",
           "[incremental]") {
-  JournalDir dir;
+  test::JournalDir dir;
   test::FakeKernel a, b;
   for (test::FakeKernel *k : {&a, &b})
     REQUIRE(restore(*k, rules(20), k == &a) == 0);
@@ -137,5 +122,49 @@ TEST_CASE("incremental --noflush: commands against the journal end as "
                                "-A web -s 10.9.9.9 -j ACCEPT\nCOMMIT\n";
   REQUIRE(restore(a, commands, true, true) == 0);
   REQUIRE(restore(b, commands, false, true) == 0);
+  CHECK(state(a) == state(b));
+}
+
+TEST_CASE("incremental --noflush: commands find their rules in the "
+          "journal's record",
+          "[incremental]") {
+  test::JournalDir dir;
+  const bool journal = geteuid() == 0;
+  test::FakeKernel a, b;
+  for (test::FakeKernel *k : {&a, &b})
+    REQUIRE(restore(*k, rules(20), k == &a) == 0);
+  const int tables = a.table_reads, chains = a.chain_reads;
+  // By position, and -C of a rule the record holds: no read.
+  const std::string commands = "*filter\n-D web 3\n-I web 2 -s 198.51.100.7 "
+                               "-j DROP\n-R ssh 1 -s 192.0.2.9 -j ACCEPT\n"
+                               "-C web -s 10.0.0.5/32 -j ACCEPT\nCOMMIT\n";
+  REQUIRE(restore(a, commands, true, true) == 0);
+  REQUIRE(restore(b, commands, false, true) == 0);
+  CHECK(state(a) == state(b));
+  if (journal) {
+    CHECK(a.table_reads == tables);
+    CHECK(a.chain_reads == chains);
+  }
+  // A rule the record does not hold: the chain read, and refused alike.
+  auto refusal = [](test::FakeKernel &k, const std::string &text,
+                    bool incremental) {
+    RestoreConfig cfg;
+    cfg.incremental = incremental;
+    cfg.noflush = true;
+    std::string err;
+    const int rc = test::restore_text(k, text, cfg, &err);
+    return std::to_string(rc) + " " + err;
+  };
+  const std::string missing =
+      "*filter\n-C web -s 10.0.0.99/32 -j ACCEPT\nCOMMIT\n";
+  CHECK(refusal(a, missing, true) == refusal(b, missing, false));
+  if (journal)
+    CHECK(a.chain_reads == chains + 1);
+  // -Z and -D by rule need the rules' messages: read after all.
+  const std::string zero = "*filter\n-I web 1 -s 203.0.113.1 -j DROP\n"
+                           "-D web -s 10.0.0.7/32 -j ACCEPT\n-Z web\n"
+                           "-D web 2\nCOMMIT\n";
+  REQUIRE(restore(a, zero, true, true) == 0);
+  REQUIRE(restore(b, zero, false, true) == 0);
   CHECK(state(a) == state(b));
 }

@@ -6,6 +6,8 @@
 
 #include <linux/netfilter.h>
 
+#include <memory>
+
 #include "check/plan.h"
 #include "fastrestore/tables.h"
 #include "helpers.h"
@@ -164,9 +166,10 @@ struct Reads {
 // The table above; with `by_chain`, also read a chain at a time.
 KernelAccess small_kernel(Reads &reads, bool by_chain) {
   KernelAccess k;
-  k.read = [&reads] {
+  k.read = [&reads, table = std::make_shared<KernelTable>(
+                        small_table())]() -> const KernelTable & {
     ++reads.whole;
-    return small_table();
+    return *table;
   };
   if (by_chain)
     k.read_chains = [&reads](const std::vector<std::string> &names) {

@@ -162,7 +162,7 @@ TEST_CASE("noflush: positions refer to kernel handles and batch ids",
   kt.exists = true;
   kt.chains.push_back(base_chain("INPUT", 1, {10, 11}));
   int reads = 0;
-  auto read = [&] {
+  auto read = [&]() -> const KernelTable & {
     ++reads;
     return kt;
   };
@@ -194,7 +194,7 @@ TEST_CASE("noflush: index errors against the kernel's rules", "[planner]") {
   KernelTable kt;
   kt.exists = true;
   kt.chains.push_back(base_chain("INPUT", 1, {10}));
-  auto read = [&] { return kt; };
+  auto read = [&]() -> const KernelTable & { return kt; };
   auto err = [&](std::vector<std::string> lines) {
     try {
       plan_block(block("filter", std::move(lines)), true, false,

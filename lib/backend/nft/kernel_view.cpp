@@ -14,19 +14,53 @@ uint32_t KernelView::generation() {
   return *genid_;
 }
 
-KernelTable KernelView::table() {
-  before();
-  return transport_->read_table(family_, table_);
+const KernelTable &KernelView::table() {
+  if (!whole_) {
+    before();
+    whole_ = transport_->read_table(family_, table_);
+  }
+  return *whole_;
 }
 
+namespace {
+
+// The table's own attributes, no chains.
+KernelTable head_of(const KernelTable &t) {
+  KernelTable out;
+  out.name = t.name;
+  out.exists = t.exists;
+  out.use = t.use;
+  return out;
+}
+
+} // namespace
+
 KernelTable KernelView::chains(const std::vector<std::string> &names) {
-  before();
-  return transport_->read_chains(family_, table_, names);
+  if (!whole_) {
+    before();
+    return transport_->read_chains(family_, table_, names);
+  }
+  KernelTable out = head_of(*whole_);
+  for (const auto &n : names)
+    for (const KernelChain &c : whole_->chains)
+      if (c.name == n)
+        out.chains.push_back(c);
+  return out;
 }
 
 KernelTable KernelView::chain_list() {
-  before();
-  return transport_->read_chain_list(family_, table_);
+  if (!whole_) {
+    before();
+    return transport_->read_chain_list(family_, table_);
+  }
+  KernelTable out = head_of(*whole_);
+  for (const KernelChain &c : whole_->chains) {
+    KernelChain &head = out.chains.emplace_back(c);
+    head.rules.clear();
+    head.messages.clear();
+    head.eb_policy.reset(); // (decoded from the rules)
+  }
+  return out;
 }
 
 bool KernelView::chain_exists(const std::string &chain) {

@@ -16,6 +16,7 @@
 #include <linux/if_ether.h>
 #include <linux/netfilter_bridge/ebtables.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 #include <memory>
@@ -242,12 +243,20 @@ uint8_t nfproto_of(Family family) {
 std::string rule_message(const Rule &rule, Family family,
                          const std::string &table, const std::string &chain) {
   // Reused: an identity is computed per rule compared, and a fresh
-  // zero-filled buffer each time would cost more than the encoding.
-  static thread_local std::unique_ptr<char[]> buf(new char[1 << 20]);
+  // zero-filled buffer each time would cost more than the encoding. What
+  // the last message wrote is zeroed again: libmnl leaves an attribute's
+  // padding as the memory was, and a rule's key by its message's bytes
+  // (a journal record's) hashes the padding inside its expressions.
+  static thread_local std::unique_ptr<char[]> buf(new char[1 << 20]());
+  static thread_local size_t written = 0;
+  std::memset(buf.get(), 0, written);
   nlmsghdr *nlh =
       nftnl_nlmsg_build_hdr(buf.get(), NFT_MSG_NEWRULE, nfproto_of(family),
                             NLM_F_CREATE | NLM_F_APPEND, 0);
   encode_rule(nlh, rule, family, table, chain);
+  // (The most any message wrote: a nest cancelled leaves bytes past its
+  // end.)
+  written = std::max<size_t>(written, nlh->nlmsg_len);
   return std::string(buf.get(), nlh->nlmsg_len);
 }
 

@@ -24,6 +24,7 @@
 #include <string_view>
 #include <tuple>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "fastrestore/ir.h"
@@ -79,20 +80,33 @@ struct Op {
 };
 
 // How --noflush reaches the kernel's table: `read` dumps it whole (called
-// at most once per block, when a command first needs every chain);
+// at most once per block, when a command first needs every chain; the
+// table stays its giver's, which may answer later reads from it);
 // `read_chains`, when given, reads only the chains named (a command that
 // addresses rules of one chain reads that chain alone); the identify_*
 // functions give rule identities for -D and -C by rule specification
 // (nft/rule_identity.h): of a rule the kernel dumped, of a rule added
 // earlier in this block (by transaction id), and of a rule from the input.
 struct KernelAccess {
-  std::function<KernelTable()> read;
+  std::function<const KernelTable &()> read;
   std::function<KernelTable(const std::vector<std::string> &names)> read_chains;
   // Whether the kernel's table has this chain (one small request).
   std::function<bool(const std::string &chain)> chain_exists;
   std::function<std::string(std::string_view message)> identify_message;
   std::function<std::string(uint32_t id)> identify_batch_rule;
   std::function<std::string(const Rule &rule)> identify_rule;
+  // --noflush --incremental: chain `name` as the journal's current record
+  // of the table has it (its rules' handles, no messages; each rule's
+  // recorded key into `keys`), nullopt when there is no current record or
+  // it lacks the chain. Commands that need no rule's message (-I N, -D N,
+  // -R N, and -C of a rule found by key) are planned from it, without
+  // reading the chain; the others read the chain's messages after all.
+  std::function<std::optional<KernelChain>(const std::string &name,
+                                           std::vector<uint64_t> &keys)>
+      recorded_chain;
+  // The keys a record holds for a rule like `rule` (by its message's
+  // bytes; by its identity): a record key equal to either is such a rule.
+  std::function<std::pair<uint64_t, uint64_t>(const Rule &rule)> record_keys;
 };
 
 struct Plan {
@@ -151,7 +165,8 @@ private:
   struct Chain {
     bool base = false;
     bool accept = true;
-    uint64_t handle = 0; // 0: created in this block
+    uint64_t handle = 0;   // 0: created in this block
+    bool recorded = false; // read from the record: handle not known (0)
     std::vector<RuleRef> rules;
   };
   const std::string &identity(const RuleRef &ref);
@@ -163,12 +178,17 @@ private:
   void reorder(Event ev, const std::string &chain, bool present);
   void apply(Event ev, const std::string &chain, uint32_t id);
   std::map<std::string, Chain> &model(const Command &cmd);
-  Chain &model_chain(const Command &cmd);
+  // The chain `cmd` names, read when not yet (from the journal's record
+  // when it has it and `messages` are not needed).
+  Chain &model_chain(const Command &cmd, bool messages = true);
   bool chain_read(const std::string &name) const {
     return whole_ || read_.count(name) != 0;
   }
   Chain from_kernel(const KernelChain &kc);
   void load_chain(const std::string &name, const KernelChain *kc);
+  bool load_recorded(const std::string &name);
+  void read_messages(const Command &cmd);
+  bool found_by_key(const Chain &c, const Rule &rule);
   void plan_positional(const Command &cmd, std::vector<Op> &out);
   void plan_policy(const Command &cmd, std::vector<Op> &out);
 
@@ -205,6 +225,10 @@ private:
   // The bridge policy rules this block appended (id -> verdict).
   std::map<uint32_t, uint32_t> block_policy_rules_;
   std::map<std::pair<uint64_t, uint32_t>, std::string> identities_;
+  // Chains read from the journal's record, whose rules' messages are not
+  // known (recorded_chain), and their rules' recorded keys by handle.
+  std::set<std::string> recorded_;
+  std::map<uint64_t, uint64_t> recorded_keys_;
 };
 
 // Throws Error for the first command the model refuses. `read_kernel` is

@@ -11,8 +11,10 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "check/plan.h"
 #include "nft/nft_batch.h"
@@ -50,6 +52,12 @@ public:
   // (RestoreWriter::recorded_sets, record_sets).
   virtual const std::vector<StateSet> *recorded_sets() const = 0;
   virtual void record_sets(std::vector<StateSet> sets) = 0;
+  // A --noflush block's chain `name` as the journal's record of the table,
+  // current at the block's generation, has it (KernelAccess::
+  // recorded_chain): its rules' handles, and their keys into `keys`.
+  virtual std::optional<KernelChain>
+  recorded_chain(const std::string &name,
+                 std::vector<uint64_t> &keys) const = 0;
   // The block's COMMIT: its batch (the writer's, finished) sent as it is
   // or as a delta, and recorded; or nothing sent and read_again, when the
   // delta needs lines taken unparsed (the block is read again, every line
@@ -59,6 +67,11 @@ public:
   // The writer's COMMIT is done (or failed): a reading again ends.
   virtual void block_ended() = 0;
 };
+
+// The keys a journal's record holds for a rule like `rule`: by its
+// message's bytes (a rule fastrestore sent), by its identity (a rule read
+// from the kernel) (KernelAccess::record_keys).
+std::pair<uint64_t, uint64_t> record_keys(const Rule &rule, Family family);
 
 // `batch` and `needs_model` are the writer's current batch, and whether it
 // plans the block as a whole; `view` gives the block's reads of the

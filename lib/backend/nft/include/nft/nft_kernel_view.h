@@ -8,7 +8,9 @@
 // blocks of a group go in first (`before_read`) and notes the ruleset's
 // generation, which the block's batch is then sent with: a commit by
 // another program in between makes the kernel refuse the batch, and the
-// block is planned again from a fresh view.
+// block is planned again from a fresh view. The table, once read whole,
+// is kept: the block's later reads (the planner's, then the incremental
+// engine's) are answered from it, not from a second dump.
 #pragma once
 
 #include <functional>
@@ -36,12 +38,15 @@ public:
   uint32_t generation();
   const std::optional<uint32_t> &noted() const { return genid_; }
 
-  // Every chain with its rules (a chain dump, then a rule dump a chain).
-  KernelTable table();
-  // The chains `names` that exist, with their rules (a GETCHAIN and a
-  // rule dump of that chain each).
+  // Every chain with its rules (a chain dump, then a rule dump a chain;
+  // read once, kept for the block).
+  const KernelTable &table();
+  // The chains `names` that exist, with their rules, in that order (a
+  // GETCHAIN and a rule dump of that chain each, unless the table was
+  // read whole).
   KernelTable chains(const std::vector<std::string> &names);
-  // The chains without their rules (one chain dump).
+  // The chains without their rules (one chain dump, unless the table was
+  // read whole).
   KernelTable chain_list();
   // Whether the table has `chain` (one GETCHAIN). No generation: a plan
   // made from the answer is checked by the kernel itself (a chain made
@@ -60,6 +65,7 @@ private:
   std::string table_;
   std::function<void()> before_read_;
   std::optional<uint32_t> genid_;
+  std::optional<KernelTable> whole_; // table(), once read
 };
 
 } // namespace fastrestore::nft
