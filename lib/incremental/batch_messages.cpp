@@ -77,30 +77,48 @@ StateRule batch_rule(const Batch &batch, std::string_view m, size_t index) {
   return r;
 }
 
-Placing rule_placing(std::string_view m, std::string_view &chain) {
-  const uint16_t flags = header(m)->nlmsg_flags;
-  if ((flags & ~(NLM_F_APPEND | NLM_F_ECHO)) != (NLM_F_REQUEST | NLM_F_CREATE))
-    return Placing::other;
-  bool plain = true;
+RulePlace rule_place(std::string_view m) {
+  RulePlace p;
+  uint64_t handle = 0, position = 0;
   each_top(header(m), [&](const nlattr *a) {
     switch (attr_type(a)) {
     case NFTA_RULE_CHAIN:
-      chain = attr_text(a);
+      p.chain = attr_text(a);
+      break;
+    case NFTA_RULE_HANDLE:
+      handle = attr_be64(a);
       break;
     case NFTA_RULE_POSITION:
+      position = attr_be64(a);
+      break;
     case NFTA_RULE_POSITION_ID:
-    case NFTA_RULE_HANDLE:
-      plain = false;
+      p.position_id = attr_be32(a);
+      break;
+    case NFTA_RULE_ID:
+      p.id = attr_be32(a);
       break;
     }
   });
-  if (!plain)
-    return Placing::other;
-  return (flags & NLM_F_APPEND) != 0 ? Placing::append : Placing::head;
+  const uint16_t flags = header(m)->nlmsg_flags & ~NLM_F_ECHO;
+  const uint16_t create = NLM_F_REQUEST | NLM_F_CREATE;
+  const bool placed = position != 0 || p.position_id != 0;
+  if (flags == (create | NLM_F_REPLACE)) {
+    p.at = handle != 0 && !placed ? Placing::replace : Placing::other;
+    p.handle = handle;
+  } else if ((flags & ~NLM_F_APPEND) != create || handle != 0 ||
+             (position != 0 && p.position_id != 0)) {
+    p.at = Placing::other;
+  } else if (placed) {
+    p.at = (flags & NLM_F_APPEND) != 0 ? Placing::after : Placing::before;
+    p.handle = position;
+  } else {
+    p.at = (flags & NLM_F_APPEND) != 0 ? Placing::append : Placing::head;
+  }
+  return p;
 }
 
 void rule_target(std::string_view m, std::string_view &chain, uint64_t &handle,
-                 bool &by_id) {
+                 uint32_t &id) {
   each_top(header(m), [&](const nlattr *a) {
     switch (attr_type(a)) {
     case NFTA_RULE_CHAIN:
@@ -110,7 +128,7 @@ void rule_target(std::string_view m, std::string_view &chain, uint64_t &handle,
       handle = attr_be64(a);
       break;
     case NFTA_RULE_ID:
-      by_id = true;
+      id = attr_be32(a);
       break;
     }
   });

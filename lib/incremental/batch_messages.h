@@ -37,15 +37,24 @@ StateChain state_chain(const KernelChain &kc);
 StateRule batch_rule(const Batch &batch, std::string_view m, size_t index);
 
 // Where a NEWRULE puts its rule: at its chain's end, at its head (no
-// NLM_F_APPEND), or elsewhere (by position or handle). A transaction id
-// only names the rule; NLM_F_ECHO (JournalKeeper::ask_echo) only asks for
-// its handle. `chain`: the rule's chain.
-enum class Placing { append, head, other };
-Placing rule_placing(std::string_view m, std::string_view &chain);
+// NLM_F_APPEND), before or after a rule (NFTA_RULE_POSITION: a kernel
+// rule's handle; NFTA_RULE_POSITION_ID: a rule of the same batch, by
+// its transaction id), in the place of a kernel rule (NLM_F_REPLACE, by
+// handle), or otherwise. NLM_F_ECHO (JournalKeeper::ask_echo) only asks
+// for its handle.
+enum class Placing { append, head, before, after, replace, other };
+struct RulePlace {
+  Placing at = Placing::other;
+  std::string_view chain;
+  uint64_t handle = 0;      // before, after, replace: the kernel rule
+  uint32_t position_id = 0; // before, after: the batch's rule instead
+  uint32_t id = 0;          // the rule's own transaction id (0: none)
+};
+RulePlace rule_place(std::string_view m);
 
-// A DELRULE's chain, handle (0: the chain flushed) and whether it names
-// the rule by transaction id.
+// A DELRULE's chain, handle and transaction id (neither: the chain
+// flushed).
 void rule_target(std::string_view m, std::string_view &chain, uint64_t &handle,
-                 bool &by_id);
+                 uint32_t &id);
 
 } // namespace fastrestore::nft

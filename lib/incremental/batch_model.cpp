@@ -2,6 +2,8 @@
 
 #include <linux/netfilter/nf_tables.h>
 
+#include <algorithm>
+
 #include "batch_messages.h"
 #include "nft/nft_dumper.h"
 #include "sys/hash64.h"
@@ -114,18 +116,23 @@ std::optional<DesiredTable> BatchModel::result() {
         break;
       case Rule::From::batch: {
         const Made &b = made_[r.ref];
-        Allocation &a = allocations_[b.allocation];
-        a.chain = out.state.chains.size() - 1;
-        a.rule = sc.rules.size();
-        sc.rules.push_back(batch_rule(batch_, b.message, a.message));
-        sources.push_back(
-            {b.message, a.message, batch_.location(a.message).line});
+        StateRule made = batch_rule(batch_, b.message, b.index);
+        if (b.allocation != SIZE_MAX) {
+          Allocation &a = allocations_[b.allocation];
+          a.chain = out.state.chains.size() - 1;
+          a.rule = sc.rules.size();
+        } else {
+          made.handle = b.replaces;
+        }
+        sc.rules.push_back(made);
+        sources.push_back({b.message, b.index, batch_.location(b.index).line});
         break;
       }
       }
     }
   }
   out.allocations = std::move(allocations_);
+  out.commands_only = commands_only_;
   // (A replacement makes its table again, whatever it holds.)
   out.repeatable = replacement_ || repeatable_;
   return out;
@@ -219,47 +226,80 @@ bool BatchModel::delete_chain(std::string_view m) {
 }
 
 bool BatchModel::new_rule(std::string_view m, size_t index) {
-  std::string_view name;
-  const Placing at = rule_placing(m, name);
-  Chain *c = find(name);
-  if (at == Placing::other || c == nullptr)
+  const RulePlace p = rule_place(m);
+  Chain *c = find(p.chain);
+  if (p.at == Placing::other || c == nullptr)
     return false;
   // A replacement's rules are appended, without transaction ids (one
   // with them is a --noflush batch).
-  if (replacement_ && (at != Placing::append || has_attr(m, NFTA_RULE_ID)))
+  if (replacement_ && (p.at != Placing::append || p.id != 0))
     return false;
-  repeatable_ = repeatable_ && c->flushed; // else: added twice
+  // (A rule written again by -Z, without a transaction id, is not
+  // followed: its message is the kernel's dump, keyed otherwise.)
+  if (p.at == Placing::replace && p.id == 0)
+    return false;
   copy_kernel_rules(*c);
+  const bool plain = p.at == Placing::append || p.at == Placing::head;
+  repeatable_ = repeatable_ && c->flushed && plain; // else: added twice
+  auto at = p.at == Placing::head ? c->rules.begin() : c->rules.end();
+  if (!plain) {
+    at = locate(*c, p.handle, p.position_id);
+    if (at == c->rules.end())
+      return false;
+    if (p.at == Placing::after)
+      ++at;
+    commands_only_ = true;
+  }
   const Rule r = Rule::of(Rule::From::batch, made_.size());
-  made_.push_back({m, allocations_.size()});
-  allocations_.push_back({index, SIZE_MAX, SIZE_MAX});
-  if (at == Placing::append)
-    c->rules.push_back(r);
-  else
-    c->rules.insert(c->rules.begin(), r);
+  Made made{m, index, SIZE_MAX, p.id, 0};
+  if (p.at == Placing::replace) {
+    made.replaces = p.handle; // (which it keeps)
+    *at = r;
+  } else {
+    made.allocation = allocations_.size();
+    allocations_.push_back({index, SIZE_MAX, SIZE_MAX});
+    c->rules.insert(at, r);
+  }
+  made_.push_back(made);
   return true;
 }
 
 bool BatchModel::delete_rule(std::string_view m) {
   std::string_view name;
   uint64_t handle = 0;
-  bool by_id = false;
-  rule_target(m, name, handle, by_id);
+  uint32_t id = 0;
+  rule_target(m, name, handle, id);
   Chain *c = find(name);
-  if (by_id || c == nullptr)
+  if (c == nullptr)
     return false;
-  if (handle == 0) { // the chain flushed
+  if (handle == 0 && id == 0) { // the chain flushed
     flush(*c);
     return true;
   }
   repeatable_ = false;
   copy_kernel_rules(*c);
-  for (auto it = c->rules.begin(); it != c->rules.end(); ++it)
-    if (it->from == Rule::From::kernel && it->kernel->handle == handle) {
-      c->rules.erase(it);
-      return true;
-    }
-  return false;
+  auto it = locate(*c, id != 0 ? 0 : handle, id);
+  if (it == c->rules.end())
+    return false;
+  if (id != 0)
+    commands_only_ = true;
+  c->rules.erase(it);
+  return true;
+}
+
+// The rule of `c` with kernel handle `handle` (a kernel rule, or the
+// batch's rule in its place), or the batch's rule with transaction id
+// `id` when not 0; the chain's end when there is none.
+std::vector<BatchModel::Rule>::iterator
+BatchModel::locate(Chain &c, uint64_t handle, uint32_t id) {
+  return std::find_if(c.rules.begin(), c.rules.end(), [&](const Rule &r) {
+    if (r.from == Rule::From::kernel)
+      return id == 0 && r.kernel->handle == handle;
+    if (r.from != Rule::From::batch)
+      return false;
+    const Made &b = made_[r.ref];
+    return id != 0 ? b.id == id : b.replaces != 0 && b.replaces == handle;
+  });
 }
 
 } // namespace fastrestore::nft

@@ -9,8 +9,12 @@
 // rules) starts from nothing but the chains declared without messages
 // (lines taken unparsed: the kernel has them); a --noflush batch starts
 // from the kernel's table and may also insert at a chain's head, flush,
-// delete rules by handle and delete chains. Anything else, and what the
-// kernel would refuse, makes the batch one the model does not follow.
+// delete rules by handle and delete chains; and place rules before or
+// after another, or in a kernel rule's place, and delete its own rules by
+// transaction id (-I N, -R N, -D N of a rule it made), which make the
+// table one to record, not one a delta may make (commands_only). Anything
+// else (-Z's rules written again, a rename, a set), and what the kernel
+// would refuse, makes the batch one the model does not follow.
 #pragma once
 
 #include <cstddef>
@@ -71,11 +75,15 @@ private:
       return r;
     }
   };
-  // A rule message of the batch and its allocation (in allocations_,
-  // which holds the message's index).
+  // A rule message of the batch (its index), its allocation (in
+  // allocations_; SIZE_MAX: a rule in another's place, which keeps that
+  // rule's handle, `replaces`) and its transaction id (0: none).
   struct Made {
     std::string_view message;
+    size_t index;
     size_t allocation;
+    uint32_t id;
+    uint64_t replaces;
   };
   struct Chain {
     StateChain state; // without its rules
@@ -98,6 +106,7 @@ private:
   bool delete_chain(std::string_view m);
   bool new_rule(std::string_view m, size_t index);
   bool delete_rule(std::string_view m);
+  std::vector<Rule>::iterator locate(Chain &c, uint64_t handle, uint32_t id);
 
   const Batch &batch_;
   const bool replacement_;
@@ -108,8 +117,9 @@ private:
   // each made, if it stays, is filled in by result()).
   std::vector<Allocation> allocations_;
   bool repeatable_ = true;
-  bool doubled_ = false;     // a chain declared twice
-  size_t kernel_chains_ = 0; // chains_ [0, kernel_chains_): the kernel's
+  bool doubled_ = false;       // a chain declared twice
+  bool commands_only_ = false; // DesiredTable::commands_only
+  size_t kernel_chains_ = 0;   // chains_ [0, kernel_chains_): the kernel's
   std::deque<Chain> chains_;
   HashIndex by_name_; // chains_ by their names' hash64
 };

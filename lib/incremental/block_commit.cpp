@@ -109,7 +109,8 @@ BlockOutcome Incremental::commit_incremental(uint32_t id_base) {
   std::optional<Delta> delta;
   // The block done, these are left to the process's exit (process_heap.h).
   const LeftToExit left(kernel, want, delta);
-  if (kernel && want && (cfg_.noflush || !want->state.chains.empty())) {
+  if (kernel && want && !want->commands_only &&
+      (cfg_.noflush || !want->state.chains.empty())) {
     // A table read is compared by identity (rule_identity), the
     // journal's by message; the journal keeps message keys.
     std::vector<uint64_t> message_keys;

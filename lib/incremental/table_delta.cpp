@@ -103,15 +103,15 @@ noflush_chains(const Batch &batch) {
   batch.each_message([&](std::string_view m, size_t) {
     std::string_view chain;
     uint64_t handle = 0;
-    bool by_id = false;
+    uint32_t id = 0;
     switch (nft_type(m)) {
     case NFT_MSG_NEWRULE:
-      rule_placing(m, chain);
+      chain = rule_place(m).chain;
       ++out[std::string(chain)].rules;
       break;
     case NFT_MSG_DELRULE:
-      rule_target(m, chain, handle, by_id);
-      if (handle == 0 && !by_id)
+      rule_target(m, chain, handle, id);
+      if (handle == 0 && id == 0)
         out[std::string(chain)].emptied = true;
       break;
     case NFT_MSG_DELCHAIN: {

@@ -57,6 +57,11 @@ struct DesiredTable {
   // (a replacement; --noflush commands that only fill chains they flush
   // and delete chains they declare).
   bool repeatable = true;
+  // --noflush commands that place rules by position or in another's
+  // place, or delete a rule they made: the batch goes as it is (its
+  // messages say where, and a replaced rule's counters start again, as
+  // iptables-restore leaves them), and this table is only recorded.
+  bool commands_only = false;
 };
 
 // Rules keyed by message; nullopt when `replacement` does more than make
@@ -71,18 +76,19 @@ desired_table(const Batch &replacement,
 
 // The table a --noflush batch leaves when the kernel's table is `kernel`
 // (iptables-restore --noflush: the kernel's chains and rules, changed by
-// the block's commands in order): chains made (and base chains' policies
-// and counters set), rules appended and inserted at a chain's head,
-// chains flushed, rules deleted by handle, chains deleted. The batch's
-// chains and rules carry their messages; the kernel's carry none
-// (chain_index and their rule sources' index SIZE_MAX) and keep their
-// keys and handles.
+// the block's commands in order; batch_model.h): chains made (and base
+// chains' policies and counters set), rules appended, inserted at a
+// chain's head, before or after another rule, or in a kernel rule's place
+// (commands_only), chains flushed, rules deleted by handle (or by
+// transaction id: commands_only), chains deleted. The batch's chains and
+// rules carry their messages; the kernel's carry none (chain_index and
+// their rule sources' index SIZE_MAX) and keep their keys and handles, as
+// does a rule in a kernel rule's place.
 // `allocations` are the batch's messages that make chains and rules (a
 // rule deleted again in the batch: rule SIZE_MAX). nullopt when the batch
-// does anything else
-// (a rule placed by position or transaction id, a replacement, a rename,
-// a set) or what the kernel would refuse (a chain made twice with -N, a
-// non-empty chain deleted, a rule of a chain the table lacks).
+// does anything else (-Z's rules written again, a rename, a set) or what
+// the kernel would refuse (a chain made twice with -N, a non-empty chain
+// deleted, a rule of a chain the table lacks).
 //
 // `known` are lines the block's batch lacks because they were taken
 // unparsed (the journal knows them), in line order, each applied where its

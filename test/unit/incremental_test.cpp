@@ -145,6 +145,18 @@ TEST_CASE("incremental --noflush: commands find their rules in the "
     CHECK(a.table_reads == tables);
     CHECK(a.chain_reads == chains);
   }
+  // The record kept what those commands made: the next ones read nothing
+  // either.
+  const std::string more = "*filter\n-I web 3 -s 198.51.100.8 -j DROP\n"
+                           "-R web 4 -s 10.0.0.44 -j ACCEPT\n-D web 3\n"
+                           "COMMIT\n";
+  REQUIRE(restore(a, more, true, true) == 0);
+  REQUIRE(restore(b, more, false, true) == 0);
+  CHECK(state(a) == state(b));
+  if (journal) {
+    CHECK(a.table_reads == tables);
+    CHECK(a.chain_reads == chains);
+  }
   // A rule the record does not hold: the chain read, and refused alike.
   auto refusal = [](test::FakeKernel &k, const std::string &text,
                     bool incremental) {

@@ -319,10 +319,11 @@ TEST_CASE("table delta: --noflush commands a delta does not take",
   auto none = [&](std::vector<Op> ops) {
     return !nft::noflush_table(*commands(std::move(ops)), kernel);
   };
-  // A rule by position, a chain made twice with -N, a chain deleted with
-  // its rules, a rule deleted by a handle the table lacks, a rename.
+  // A rule placed before a handle the table lacks, a chain made twice
+  // with -N, a chain deleted with its rules, a rule deleted by a handle
+  // the table lacks, a rename.
   Op before = rule_op(OpKind::rule_insert_before, "INPUT", "-j DROP", 2, 1);
-  before.ref.handle = 6;
+  before.ref.handle = 8;
   CHECK(none({before}));
   CHECK(none({chain_op(OpKind::chain_new, "web", 2)}));
   CHECK(none({chain_op(OpKind::chain_delete, "web", 2)}));
@@ -362,6 +363,46 @@ TEST_CASE("table delta: --noflush commands a delta does not take",
       *commands({chain_op(OpKind::chain_delete, "old", 5)}), kernel);
   REQUIRE(once);
   CHECK_FALSE(once->repeatable);
+}
+
+TEST_CASE("table delta: --noflush rules placed by position, recorded only",
+          "[table_delta]") {
+  const TableState kernel = kernel_filter();
+  // -I INPUT 2 (before handle 6), -R INPUT 1 (in handle 5's place), -A x
+  // then -D of that rule by its transaction id, -R web 1 (in handle 7's
+  // place), then -I web 1 before that rule, by its transaction id.
+  Op before = rule_op(OpKind::rule_insert_before, "INPUT", "-j DROP", 2, 1);
+  before.ref.handle = 6;
+  Op replace = rule_op(OpKind::rule_replace, "INPUT", "-j ACCEPT", 3, 2);
+  replace.ref.handle = 5;
+  Op append = rule_op(OpKind::rule_append, "x", "-j DROP", 4, 3);
+  Op del = chain_op(OpKind::rule_delete, "x", 5);
+  del.ref.id = 3;
+  Op web = rule_op(OpKind::rule_replace, "web", "-j DROP", 6, 4);
+  web.ref.handle = 7;
+  Op first = rule_op(OpKind::rule_insert_before, "web", "-j ACCEPT", 7, 5);
+  first.ref.id = 4;
+  auto want = nft::noflush_table(
+      *commands({before, replace, append, del, web, first}), kernel);
+  REQUIRE(want);
+  CHECK(want->commands_only);
+  CHECK_FALSE(want->repeatable);
+  const auto &input = want->state.chains[0].rules;
+  REQUIRE(input.size() == 3);
+  // The replacing rule keeps handle 5; the inserted one is numbered by
+  // the kernel (an allocation); 6 is the kernel's.
+  CHECK(input[0].handle == 5);
+  CHECK(input[1].handle == 0);
+  CHECK(input[2].handle == 6);
+  CHECK(want->rule_sources[0][1].line == 2);
+  CHECK(want->state.chains[3].rules.size() == 1); // x: its rule 9 alone
+  const auto &www = want->state.chains[1].rules;
+  REQUIRE(www.size() == 2);
+  CHECK(www[1].handle == 7);
+  CHECK(want->rule_sources[1][0].line == 7);
+  // Messages that make rules: -I INPUT 2, -A x (deleted again), -I web.
+  REQUIRE(want->allocations.size() == 3);
+  CHECK(want->allocations[1].rule == SIZE_MAX);
 }
 
 TEST_CASE("table delta: --noflush rules a later flush takes back",

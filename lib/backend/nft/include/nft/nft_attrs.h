@@ -59,6 +59,15 @@ inline uint64_t attr_be64(const nlattr *a) {
   return be64toh(v);
 }
 
+// A big-endian 32-bit attribute (transaction ids); 0 when shorter.
+inline uint32_t attr_be32(const nlattr *a) {
+  uint32_t v = 0;
+  if (attr_len(a) < sizeof(v))
+    return 0;
+  std::memcpy(&v, attr_data(a), sizeof(v));
+  return be32toh(v);
+}
+
 // The attributes nested in `nest` (const or mutable as `nest` is).
 template <class A, class F> void each_nested(A *nest, F fn) {
   using Payload = std::conditional_t<std::is_const_v<A>, const nlattr, nlattr>;
