@@ -6,6 +6,9 @@
 #include <cstdio>
 #include <thread>
 
+#include <linux/netfilter/nf_tables.h>
+
+#include "batch_messages.h"
 #include "diag/stats.h"
 #include "fastrestore/process_heap.h"
 #include "fastrestore/tables.h"
@@ -56,6 +59,17 @@ BlockOutcome Incremental::commit_incremental(uint32_t id_base) {
   stats.incremental = cfg_.noflush ? "commands" : "replacement";
   stats.kept = stats.added = stats.removed = 0;
   stats.state_source = nullptr;
+  if (deferred_) {
+    // A block that changes nothing (-C that found its rules) leaves the
+    // table, and so its current record, as they are: neither is read.
+    if (changes_nothing()) {
+      deferred_ = false;
+      stats.incremental = "nothing";
+      stats.state_source = "the journal";
+      return BlockOutcome::done;
+    }
+    ensure_loaded();
+  }
   if (speculating_) {
     speculating_ = false;
     if (!speculation_.broken && speculation_.hash == journal_state_->block) {
@@ -449,6 +463,24 @@ bool Incremental::has_messages(const Delta &delta, const DesiredTable &want) {
         want.rule_sources[op.chain][op.rule].message.empty())
       return false;
   return true;
+}
+
+// Whether the block's batch only names its table (no chain or rule made,
+// changed or deleted), the record of that table being current: nothing
+// to send. Not with -v or --stats, whose lines tell the table's rules.
+bool Incremental::changes_nothing() const {
+  if (cfg_.verbose || cfg_.stats || batch_ == nullptr)
+    return false;
+  bool only_table = true;
+  batch_->each_message([&](std::string_view m, size_t) {
+    only_table = only_table && nft_type(m) == NFT_MSG_NEWTABLE;
+  });
+  if (!only_table)
+    return false;
+  std::string why;
+  return journal_
+      ->load_chain(batch_family(), table_, "", loaded_generation_, &why)
+      .has_value();
 }
 
 } // namespace fastrestore::nft

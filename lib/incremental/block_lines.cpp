@@ -34,17 +34,34 @@ void Incremental::begin_journal(bool on) {
   looked_up_.clear();
   made_again_.clear();
   want_fingerprint_current_ = true;
+  deferred_ = false;
   if (!on || journal_ == nullptr)
     return;
   seen_lookups_ = name_lookups();
   const uint32_t generation = view_().generation();
   journal_why_.clear();
-  if (carried_ && carried_generation_ == generation)
+  if (carried_ && carried_generation_ == generation) {
     journal_state_ = std::move(carried_);
-  else
+  } else if (cfg_.noflush) {
+    // --noflush: the record is loaded when a line may be taken unparsed
+    // (a declaration, an append), or at COMMIT; a command's chain is read
+    // from it alone before then (recorded_chain), and a block that
+    // changes nothing needs none of it (changes_nothing).
+    carried_.reset();
+    loaded_generation_ = generation;
+    deferred_ = true;
+    return;
+  } else {
     journal_state_ =
         journal_->load(batch_family(), table_, generation, &journal_why_);
+  }
   carried_.reset();
+  load_record(generation);
+}
+
+// What the record loaded for `generation` (journal_state_) lets the block
+// do: its lines known, and the whole block's hash made as they go.
+void Incremental::load_record(uint32_t generation) {
   loaded_generation_ = generation;
   // (--optimize parses every line: its sink takes none unparsed.)
   if (!journal_state_ || cfg_.family == Family::bridge || cfg_.optimize)
@@ -71,6 +88,25 @@ void Incremental::begin_journal(bool on) {
   declared_.assign(chains.size(), false);
   if (cfg_.noflush)
     emptied_.assign(chains.size(), false);
+}
+
+// The deferred record (--noflush) loaded now: as begin_journal would have
+// loaded it, the lines seen so far folded into the block's hash.
+void Incremental::ensure_loaded() {
+  if (!deferred_)
+    return;
+  deferred_ = false;
+  journal_state_ =
+      journal_->load(batch_family(), table_, loaded_generation_, &journal_why_);
+  load_record(loaded_generation_);
+  if (!speculating_)
+    return;
+  for (const SeenLine &l : seen_) {
+    if (l.kind == LineKind::block)
+      speculation_.hash = fold_block(speculation_.hash, l.hash);
+    else if (l.kind == LineKind::other)
+      speculation_.broken = true;
+  }
 }
 
 // `:chain - [p:b]` (or `:chain -`) of a user chain the record holds,

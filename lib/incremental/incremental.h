@@ -87,6 +87,9 @@ private:
   // start, the lines it knows taken unparsed, each line hashed, and what
   // the block's lines make recorded.
   void begin_journal(bool on);
+  void load_record(uint32_t generation);
+  void ensure_loaded();
+  bool changes_nothing() const;
   bool take_declaration(std::string_view line, int lineno);
   static bool counters_text(std::string_view s);
   static LineKind line_kind(std::string_view l);
@@ -125,6 +128,9 @@ private:
   std::string journal_why_; // why the block has no journal_state_
   std::optional<TableState> journal_state_;
   uint32_t loaded_generation_ = 0; // the generation journal_state_ is of
+  // --noflush: the record not loaded yet (ensure_loaded), at
+  // loaded_generation_; a chain for the planner is read from it alone.
+  bool deferred_ = false;
   // read_again: the record, kept for the block's reading again.
   std::optional<TableState> carried_;
   uint32_t carried_generation_ = 0;

@@ -25,6 +25,10 @@ bool Incremental::takes(std::string_view line, int lineno, uint64_t given) {
   // whole block may be the one recorded: its hash is made as the lines
   // go by (the record's lines taken unparsed all the same, so that
   // another block needs no second reading).
+  // (--noflush: a line the record may know loads it.)
+  if (deferred_ &&
+      (line.compare(0, 1, ":") == 0 || line.compare(0, 3, "-A ") == 0))
+    ensure_loaded();
   uint64_t hash = 0;
   if (records_lines()) {
     const LineKind kind = line_kind(line);
@@ -81,6 +85,10 @@ void Incremental::note_entry(int line, const Block::Entry &entry) {
 }
 
 void Incremental::note_op(const Op &op) {
+  // (A chain emptied lets later lines be taken: the record is loaded.)
+  if (deferred_ &&
+      (op.kind == OpKind::chain_flush || op.kind == OpKind::chain_new))
+    ensure_loaded();
   if (!known_lines_.empty() && cfg_.noflush)
     note_emptied(op);
 }
@@ -103,22 +111,33 @@ void Incremental::record_sets(std::vector<StateSet> sets) {
 std::optional<KernelChain>
 Incremental::recorded_chain(const std::string &name,
                             std::vector<uint64_t> &keys) const {
-  if (!cfg_.noflush || !journal_state_ || cfg_.family == Family::bridge)
+  if (!cfg_.noflush || cfg_.family == Family::bridge)
     return std::nullopt;
-  for (const StateChain &c : journal_state_->chains) {
-    if (c.name != name)
-      continue;
-    KernelChain kc = kernel_chain(c);
-    kc.rules.reserve(c.rules.size());
-    keys.clear();
-    keys.reserve(c.rules.size());
-    for (const StateRule &r : c.rules) {
-      kc.rules.push_back(r.handle);
-      keys.push_back(r.key);
-    }
-    return kc;
+  // The loaded record's chain, or (deferred) that chain alone read.
+  std::optional<ChainRecord> one;
+  const StateChain *c = nullptr;
+  if (journal_state_) {
+    for (const StateChain &x : journal_state_->chains)
+      if (x.name == name)
+        c = &x;
+  } else if (deferred_) {
+    std::string why;
+    one = journal_->load_chain(batch_family(), table_, name, loaded_generation_,
+                               &why);
+    if (one && one->chain)
+      c = &*one->chain;
   }
-  return std::nullopt;
+  if (c == nullptr)
+    return std::nullopt;
+  KernelChain kc = kernel_chain(*c);
+  kc.rules.reserve(c->rules.size());
+  keys.clear();
+  keys.reserve(c->rules.size());
+  for (const StateRule &r : c->rules) {
+    kc.rules.push_back(r.handle);
+    keys.push_back(r.key);
+  }
+  return kc;
 }
 
 BlockOutcome Incremental::commit(uint32_t id_base) {

@@ -38,6 +38,15 @@ public:
 
   std::optional<TableState> load(uint32_t family, const std::string &table,
                                  uint32_t generation, std::string *why) const;
+  // One chain of the current record (Journal::load_chain; `chain` ""
+  // for none: whether the record is current).
+  std::optional<ChainRecord> load_chain(uint32_t family,
+                                        const std::string &table,
+                                        const std::string &chain,
+                                        uint32_t generation,
+                                        std::string *why) const {
+    return journal_.load_chain(family, table, chain, generation, why);
+  }
 
   // Asks the kernel to echo the first and last of `made` in `batch`.
   static void ask_echo(Batch &batch, const std::vector<Allocation> &made);

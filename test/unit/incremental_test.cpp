@@ -179,4 +179,17 @@ TEST_CASE("incremental --noflush: commands find their rules in the "
   REQUIRE(restore(a, zero, true, true) == 0);
   REQUIRE(restore(b, zero, false, true) == 0);
   CHECK(state(a) == state(b));
+  // A -C that finds its rule changes nothing: nothing read, nothing sent,
+  // and the record stays current (the next -C reads nothing either).
+  const int batches = a.batches, chain_reads = a.chain_reads,
+            table_reads = a.table_reads;
+  for (int i = 0; i < 2; ++i)
+    REQUIRE(restore(a, "*filter\n-C web -s 10.0.0.19/32 -j ACCEPT\nCOMMIT\n",
+                    true, true) == 0);
+  CHECK(a.batches == batches);
+  CHECK(state(a) == state(b));
+  if (journal) {
+    CHECK(a.chain_reads == chain_reads);
+    CHECK(a.table_reads == table_reads);
+  }
 }
