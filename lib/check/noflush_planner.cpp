@@ -255,7 +255,7 @@ void OpPlanner::plan_by_spec(const Command &cmd, std::vector<Op> &out) {
   Chain &c = model_chain(cmd, !check);
   for (const auto &r : cmd.rules) {
     if (recorded_.count(cmd.chain) != 0) {
-      if (check && found_by_key(c, r))
+      if (check && found_by_key(cmd.chain, c, r))
         continue;
       read_messages(cmd);
     }
@@ -367,6 +367,7 @@ OpPlanner::Chain OpPlanner::from_kernel(const KernelChain &kc) {
   c.base = kc.base;
   c.accept = kc.accept();
   c.handle = kc.handle;
+  c.rules.reserve(kc.rules.size());
   for (size_t i = 0; i < kc.rules.size(); ++i) {
     c.rules.push_back(RuleRef{kc.rules[i], 0});
     if (i < kc.messages.size())
@@ -468,8 +469,9 @@ bool OpPlanner::load_recorded(const std::string &name) {
   std::optional<KernelChain> kc = kernel_.recorded_chain(name, keys);
   if (!kc)
     return false;
-  for (size_t i = 0; i < kc->rules.size() && i < keys.size(); ++i)
-    recorded_keys_[kc->rules[i]] = keys[i];
+  RecordedRules &recorded = recorded_keys_[name];
+  recorded.handles = kc->rules;
+  recorded.keys = std::move(keys);
   load_chain(name, &*kc);
   auto it = chains_.find(name);
   if (it != chains_.end())
@@ -501,19 +503,23 @@ void OpPlanner::read_messages(const Command &cmd) {
   }
 }
 
-// Whether chain `c` has a kernel rule whose recorded key is one a rule
-// like `rule` has (the same rule: -C's answer without its messages).
-bool OpPlanner::found_by_key(const Chain &c, const Rule &rule) {
-  if (!kernel_.record_keys)
+// Whether chain `name` (`c`) has a kernel rule whose recorded key is one
+// a rule like `rule` has (the same rule: -C's answer without its
+// messages).
+bool OpPlanner::found_by_key(const std::string &name, const Chain &c,
+                             const Rule &rule) {
+  auto recorded = recorded_keys_.find(name);
+  if (!kernel_.record_keys || recorded == recorded_keys_.end())
     return false;
   const auto [by_message, by_identity] = kernel_.record_keys(rule);
-  for (const RuleRef &ref : c.rules) {
-    if (ref.handle == 0)
+  const RecordedRules &r = recorded->second;
+  for (size_t i = 0; i < r.keys.size() && i < r.handles.size(); ++i) {
+    if (r.keys[i] != by_message && r.keys[i] != by_identity)
       continue;
-    auto k = recorded_keys_.find(ref.handle);
-    if (k != recorded_keys_.end() &&
-        (k->second == by_message || k->second == by_identity))
-      return true;
+    // (Still in the chain: not deleted by the block before.)
+    for (const RuleRef &ref : c.rules)
+      if (ref.handle == r.handles[i])
+        return true;
   }
   return false;
 }

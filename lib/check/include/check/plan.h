@@ -188,7 +188,7 @@ private:
   void load_chain(const std::string &name, const KernelChain *kc);
   bool load_recorded(const std::string &name);
   void read_messages(const Command &cmd);
-  bool found_by_key(const Chain &c, const Rule &rule);
+  bool found_by_key(const std::string &name, const Chain &c, const Rule &rule);
   void plan_positional(const Command &cmd, std::vector<Op> &out);
   void plan_policy(const Command &cmd, std::vector<Op> &out);
 
@@ -226,9 +226,13 @@ private:
   std::map<uint32_t, uint32_t> block_policy_rules_;
   std::map<std::pair<uint64_t, uint32_t>, std::string> identities_;
   // Chains read from the journal's record, whose rules' messages are not
-  // known (recorded_chain), and their rules' recorded keys by handle.
+  // known (recorded_chain), and each such chain's rules as recorded: their
+  // handles and keys, in the record's order.
   std::set<std::string> recorded_;
-  std::map<uint64_t, uint64_t> recorded_keys_;
+  struct RecordedRules {
+    std::vector<uint64_t> handles, keys;
+  };
+  std::map<std::string, RecordedRules> recorded_keys_;
 };
 
 // Throws Error for the first command the model refuses. `read_kernel` is
