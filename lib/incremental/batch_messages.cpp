@@ -77,40 +77,60 @@ StateRule batch_rule(const Batch &batch, std::string_view m, size_t index) {
   return r;
 }
 
-RulePlace rule_place(std::string_view m) {
-  RulePlace p;
+namespace {
+
+// A rule message's attributes that say where the rule goes or which rule
+// it is.
+struct RuleAttrs {
+  std::string_view chain;
   uint64_t handle = 0, position = 0;
+  uint32_t position_id = 0, id = 0;
+};
+
+RuleAttrs rule_attrs(std::string_view m) {
+  RuleAttrs r;
   each_top(header(m), [&](const nlattr *a) {
     switch (attr_type(a)) {
     case NFTA_RULE_CHAIN:
-      p.chain = attr_text(a);
+      r.chain = attr_text(a);
       break;
     case NFTA_RULE_HANDLE:
-      handle = attr_be64(a);
+      r.handle = attr_be64(a);
       break;
     case NFTA_RULE_POSITION:
-      position = attr_be64(a);
+      r.position = attr_be64(a);
       break;
     case NFTA_RULE_POSITION_ID:
-      p.position_id = attr_be32(a);
+      r.position_id = attr_be32(a);
       break;
     case NFTA_RULE_ID:
-      p.id = attr_be32(a);
+      r.id = attr_be32(a);
       break;
     }
   });
+  return r;
+}
+
+} // namespace
+
+RulePlace rule_place(std::string_view m) {
+  const RuleAttrs r = rule_attrs(m);
+  RulePlace p;
+  p.chain = r.chain;
+  p.position_id = r.position_id;
+  p.id = r.id;
   const uint16_t flags = header(m)->nlmsg_flags & ~NLM_F_ECHO;
   const uint16_t create = NLM_F_REQUEST | NLM_F_CREATE;
-  const bool placed = position != 0 || p.position_id != 0;
+  const bool placed = r.position != 0 || r.position_id != 0;
   if (flags == (create | NLM_F_REPLACE)) {
-    p.at = handle != 0 && !placed ? Placing::replace : Placing::other;
-    p.handle = handle;
-  } else if ((flags & ~NLM_F_APPEND) != create || handle != 0 ||
-             (position != 0 && p.position_id != 0)) {
+    p.at = r.handle != 0 && !placed ? Placing::replace : Placing::other;
+    p.handle = r.handle;
+  } else if ((flags & ~NLM_F_APPEND) != create || r.handle != 0 ||
+             (r.position != 0 && r.position_id != 0)) {
     p.at = Placing::other;
   } else if (placed) {
     p.at = (flags & NLM_F_APPEND) != 0 ? Placing::after : Placing::before;
-    p.handle = position;
+    p.handle = r.position;
   } else {
     p.at = (flags & NLM_F_APPEND) != 0 ? Placing::append : Placing::head;
   }
@@ -119,19 +139,10 @@ RulePlace rule_place(std::string_view m) {
 
 void rule_target(std::string_view m, std::string_view &chain, uint64_t &handle,
                  uint32_t &id) {
-  each_top(header(m), [&](const nlattr *a) {
-    switch (attr_type(a)) {
-    case NFTA_RULE_CHAIN:
-      chain = attr_text(a);
-      break;
-    case NFTA_RULE_HANDLE:
-      handle = attr_be64(a);
-      break;
-    case NFTA_RULE_ID:
-      id = attr_be32(a);
-      break;
-    }
-  });
+  const RuleAttrs r = rule_attrs(m);
+  chain = r.chain;
+  handle = r.handle;
+  id = r.id;
 }
 
 } // namespace fastrestore::nft

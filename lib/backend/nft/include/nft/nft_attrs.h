@@ -50,22 +50,24 @@ inline std::string_view attr_text(const nlattr *a) {
   return std::string_view(p, strnlen(p, attr_len(a)));
 }
 
-// A big-endian 64-bit attribute (handles, counters); 0 when shorter.
-inline uint64_t attr_be64(const nlattr *a) {
-  uint64_t v = 0;
+// A big-endian unsigned attribute of type U (uint64_t: handles,
+// counters; uint32_t: transaction ids); 0 when shorter.
+template <class U> U attr_be(const nlattr *a) {
+  static_assert(sizeof(U) == 4 || sizeof(U) == 8);
+  U v = 0;
   if (attr_len(a) < sizeof(v))
     return 0;
   std::memcpy(&v, attr_data(a), sizeof(v));
-  return be64toh(v);
+  if constexpr (sizeof(U) == 8)
+    return be64toh(v);
+  else
+    return be32toh(v);
 }
-
-// A big-endian 32-bit attribute (transaction ids); 0 when shorter.
+inline uint64_t attr_be64(const nlattr *a) {
+  return attr_be<uint64_t>(a);
+}
 inline uint32_t attr_be32(const nlattr *a) {
-  uint32_t v = 0;
-  if (attr_len(a) < sizeof(v))
-    return 0;
-  std::memcpy(&v, attr_data(a), sizeof(v));
-  return be32toh(v);
+  return attr_be<uint32_t>(a);
 }
 
 // The attributes nested in `nest` (const or mutable as `nest` is).
