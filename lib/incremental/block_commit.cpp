@@ -477,6 +477,8 @@ bool Incremental::changes_nothing() const {
   });
   if (!only_table)
     return false;
+  if (deferred_current_)
+    return true;
   std::string why;
   return journal_
       ->load_chain(batch_family(), table_, "", loaded_generation_, &why)

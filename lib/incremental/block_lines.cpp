@@ -35,6 +35,7 @@ void Incremental::begin_journal(bool on) {
   made_again_.clear();
   want_fingerprint_current_ = true;
   deferred_ = false;
+  deferred_current_ = false;
   if (!on || journal_ == nullptr)
     return;
   seen_lookups_ = name_lookups();

@@ -131,6 +131,9 @@ private:
   // --noflush: the record not loaded yet (ensure_loaded), at
   // loaded_generation_; a chain for the planner is read from it alone.
   bool deferred_ = false;
+  // The deferred record was found current when a chain was read from it
+  // (recorded_chain): changes_nothing need not ask again.
+  mutable bool deferred_current_ = false;
   // read_again: the record, kept for the block's reading again.
   std::optional<TableState> carried_;
   uint32_t carried_generation_ = 0;

@@ -124,6 +124,7 @@ Incremental::recorded_chain(const std::string &name,
     std::string why;
     one = journal_->load_chain(batch_family(), table_, name, loaded_generation_,
                                &why);
+    deferred_current_ = deferred_current_ || one.has_value();
     if (one && one->chain)
       c = &*one->chain;
   }
