@@ -1,8 +1,8 @@
 // OpPlanner's --noflush commands (see plan.h): commands by position or by
 // rule specification, -F/-X without a chain, -Z, -E, against the model
-// of the kernel's table: a chain is read when a command first needs it
-// (the whole table when a command needs every chain), with the block's
-// earlier changes to it replayed.
+// of the kernel's table (table_model.h): a chain is read when a command
+// first needs it (the whole table when a command needs every chain), with
+// the block's earlier changes to it replayed.
 #include <linux/netfilter.h>
 
 #include <algorithm>
@@ -66,22 +66,21 @@ void OpPlanner::plan_noflush(Command &cmd, std::vector<Op> &out) {
     if (cmd.chain.empty()) {
       // Every chain (-F), or every user chain and every idle base chain
       // (-X), as iptables-nft does.
-      auto &m = model(cmd);
-      for (const auto &name : std::vector<std::string>(model_order_)) {
-        auto it = m.find(name);
-        if (it == m.end())
+      TableModel &m = whole(cmd);
+      for (const auto &name : m.names()) {
+        Chain *c = m.find(name);
+        if (c == nullptr)
           continue;
-        const Chain &c = it->second;
-        if (!flush && c.base && (!c.rules.empty() || !c.accept))
+        if (!flush && c->base && (!c->rules.empty() || !c->accept()))
           continue;
         if (!flush)
-          drop_policy_rule(name, it->second, cmd.loc, out);
+          drop_policy_rule(name, *c, cmd.loc, out);
         Op op = chain_op(flush ? OpKind::chain_flush : OpKind::chain_delete,
                          name, cmd.loc, *table_);
-        op.chain_handle = c.handle;
+        op.chain_handle = c->handle;
         out.push_back(std::move(op));
-        const auto policy = flush && family_ == Family::bridge && !c.base
-                                ? policy_of(c)
+        const auto policy = flush && family_ == Family::bridge && !c->base
+                                ? policy_of(*c)
                                 : std::nullopt;
         record(flush ? Event::flush : Event::remove, name);
         keep_policy(name, cmd.loc, policy, out);
@@ -101,11 +100,9 @@ void OpPlanner::plan_noflush(Command &cmd, std::vector<Op> &out) {
       if (!c.rules.empty())
         chain_not_empty(cmd.loc);
     }
-    if (!flush && chain_read(cmd.chain)) {
-      auto it = chains_.find(cmd.chain);
-      if (it != chains_.end())
-        op.chain_handle = it->second.handle;
-    }
+    if (!flush && chain_read(cmd.chain))
+      if (const Chain *c = model_.find(cmd.chain))
+        op.chain_handle = c->handle;
     std::optional<uint32_t> policy;
     if (flush && family_ == Family::bridge &&
         !find_builtin_chain(*table_, cmd.chain))
@@ -140,28 +137,23 @@ void OpPlanner::plan_noflush(Command &cmd, std::vector<Op> &out) {
 
 void OpPlanner::plan_positional(const Command &cmd, std::vector<Op> &out) {
   if (cmd.kind == CommandKind::rename_chain) {
-    auto &m = model(cmd); // the new name must be free
-    auto it = m.find(cmd.chain);
-    if (it == m.end() || it->second.base)
+    TableModel &m = whole(cmd); // the new name must be free
+    const Chain *c = m.find(cmd.chain);
+    if (c == nullptr || c->base)
       no_such_chain(cmd.loc);
-    if (m.count(cmd.arg) || find_builtin_chain(*table_, cmd.arg))
+    if (m.has(cmd.arg) || find_builtin_chain(*table_, cmd.arg))
       name_taken(cmd.loc);
     check_rename_target(cmd);
-    if (it->second.handle == 0)
+    if (c->handle == 0)
       fail(cmd.loc,
            "cannot rename chain '" + cmd.chain +
                "' in the block that created it with --noflush",
            ExitCode::parameter);
     Op op = chain_op(OpKind::chain_rename, cmd.chain, cmd.loc, *table_);
-    op.chain_handle = it->second.handle;
+    op.chain_handle = c->handle;
     op.new_name = cmd.arg;
     out.push_back(std::move(op));
-    Chain moved = std::move(it->second);
-    m.erase(it);
-    m.emplace(cmd.arg, std::move(moved));
-    for (auto &n : model_order_)
-      if (n == cmd.chain)
-        n = cmd.arg;
+    m.rename(cmd.chain, cmd.arg);
     known_.erase(cmd.chain);
     known_.insert(cmd.arg);
     return;
@@ -279,22 +271,21 @@ void OpPlanner::plan_by_spec(const Command &cmd, std::vector<Op> &out) {
 void OpPlanner::plan_zero(const Command &cmd, std::vector<Op> &out) {
   std::vector<std::string> names;
   if (cmd.chain.empty()) {
-    model(cmd);
-    names = model_order_;
+    names = whole(cmd).names();
   } else {
     model_chain(cmd);
     names.push_back(cmd.chain);
   }
   for (const auto &name : names) {
-    auto it = chains_.find(name);
-    if (it == chains_.end())
+    const Chain *c = model_.find(name);
+    if (c == nullptr)
       continue;
-    if (it->second.base) {
+    if (c->base) {
       Op op = chain_op(OpKind::chain_update, name, cmd.loc, *table_);
       op.chain.counters = true;
       out.push_back(std::move(op));
     }
-    for (const auto &ref : it->second.rules) {
+    for (const auto &ref : c->rules) {
       auto msg = kernel_msgs_.find(ref.handle);
       if (ref.handle == 0 || msg == kernel_msgs_.end())
         continue;
@@ -306,20 +297,9 @@ void OpPlanner::plan_zero(const Command &cmd, std::vector<Op> &out) {
   }
 }
 
-// The chain order (-F, -X and -Z without a chain go by it) as `ev`
-// changes it; `present`: whether the chain existed before it.
-void OpPlanner::reorder(Event ev, const std::string &chain, bool present) {
-  if (ev == Event::create && !present)
-    model_order_.push_back(chain);
-  if (ev == Event::remove && present)
-    model_order_.erase(
-        std::find(model_order_.begin(), model_order_.end(), chain));
-}
-
 void OpPlanner::record(Event ev, const std::string &chain, uint32_t id) {
   if (whole_) {
-    reorder(ev, chain, chains_.count(chain) != 0);
-    apply(ev, chain, id);
+    apply(ev, chain, id); // (a chain made goes last, as the kernel lists it)
     return;
   }
   const bool read = read_.count(chain) != 0;
@@ -329,43 +309,46 @@ void OpPlanner::record(Event ev, const std::string &chain, uint32_t id) {
 }
 
 void OpPlanner::apply(Event ev, const std::string &chain, uint32_t id) {
-  auto it = chains_.find(chain);
+  Chain *c = model_.find(chain);
   switch (ev) {
   case Event::create:
-    if (it == chains_.end()) {
-      Chain c;
-      c.base = find_builtin_chain(*table_, chain) != nullptr;
-      chains_.emplace(chain, std::move(c));
+    if (c == nullptr) {
+      Chain made;
+      made.name = chain;
+      made.builtin = find_builtin_chain(*table_, chain);
+      made.base = made.builtin != nullptr;
+      model_.add(std::move(made));
     }
     break;
   case Event::remove:
-    if (it != chains_.end())
-      chains_.erase(it);
+    model_.remove(chain);
     break;
   case Event::flush:
-    if (it != chains_.end())
-      it->second.rules.clear();
+    if (c != nullptr)
+      c->rules.clear();
     break;
   case Event::policy:
-    if (it != chains_.end())
-      it->second.accept = id == NF_ACCEPT;
+    if (c != nullptr)
+      c->policy = id;
     break;
   case Event::append:
   case Event::insert_head:
-    if (it == chains_.end())
+    if (c == nullptr)
       break; // the kernel will refuse the rule
     if (ev == Event::append)
-      it->second.rules.push_back(RuleRef{0, id});
+      c->rules.push_back(RuleRef{0, id});
     else
-      it->second.rules.insert(it->second.rules.begin(), RuleRef{0, id});
+      c->rules.insert(c->rules.begin(), RuleRef{0, id});
     break;
   }
 }
 
 OpPlanner::Chain OpPlanner::from_kernel(const KernelChain &kc) {
   Chain c;
+  c.name = kc.name;
+  c.builtin = find_builtin_chain(*table_, kc.name);
   c.base = kc.base;
-  c.accept = kc.accept();
+  c.policy = kc.accept() ? NF_ACCEPT : NF_DROP;
   c.handle = kc.handle;
   c.rules.reserve(kc.rules.size());
   for (size_t i = 0; i < kc.rules.size(); ++i) {
@@ -381,8 +364,8 @@ OpPlanner::Chain OpPlanner::from_kernel(const KernelChain &kc) {
 // Chain `name` as the kernel has it (`kc`; null: it has none), with the
 // block's changes to it so far.
 void OpPlanner::load_chain(const std::string &name, const KernelChain *kc) {
-  if (kc != nullptr)
-    chains_.emplace(name, from_kernel(*kc));
+  if (kc != nullptr && !model_.has(name))
+    model_.add(from_kernel(*kc));
   for (auto &l : log_)
     if (!l.applied && l.chain == name) {
       apply(l.ev, name, l.id);
@@ -391,27 +374,29 @@ void OpPlanner::load_chain(const std::string &name, const KernelChain *kc) {
   read_.insert(name);
 }
 
-std::map<std::string, OpPlanner::Chain> &OpPlanner::model(const Command &cmd) {
+TableModel &OpPlanner::whole(const Command &cmd) {
   if (whole_)
-    return chains_;
+    return model_;
   if (!kernel_.read)
     needs_kernel_rules(cmd, "this command");
   const KernelTable &kt = kernel_.read();
   // The chains read one by one keep their state; the others are read
   // from this dump. The order is the kernel's, then the block's creations
-  // and removals replayed.
+  // (last) and removals replayed.
+  std::vector<std::string> order;
   std::set<std::string> present;
   for (const auto &kc : kt.chains) {
-    model_order_.push_back(kc.name);
+    order.push_back(kc.name);
     present.insert(kc.name);
     if (read_.count(kc.name) == 0) {
-      chains_.emplace(kc.name, from_kernel(kc));
+      if (!model_.has(kc.name))
+        model_.add(from_kernel(kc));
     } else if (recorded_.count(kc.name) != 0) {
       // Read from the record: its handle and messages now known.
-      auto it = chains_.find(kc.name);
-      if (it != chains_.end() && it->second.recorded) {
-        it->second.handle = kc.handle;
-        it->second.recorded = false;
+      Chain *c = model_.find(kc.name);
+      if (c != nullptr && c->recorded) {
+        c->handle = kc.handle;
+        c->recorded = false;
       }
       for (size_t i = 0; i < kc.rules.size() && i < kc.messages.size(); ++i)
         kernel_msgs_.emplace(kc.rules[i], kc.messages[i]);
@@ -419,18 +404,18 @@ std::map<std::string, OpPlanner::Chain> &OpPlanner::model(const Command &cmd) {
   }
   recorded_.clear();
   for (const auto &l : log_) {
-    reorder(l.ev, l.chain, present.count(l.chain) != 0);
-    if (l.ev == Event::create)
-      present.insert(l.chain);
-    if (l.ev == Event::remove)
-      present.erase(l.chain);
+    if (l.ev == Event::create && present.insert(l.chain).second)
+      order.push_back(l.chain);
+    if (l.ev == Event::remove && present.erase(l.chain) != 0)
+      order.erase(std::find(order.begin(), order.end(), l.chain));
     if (!l.applied)
       apply(l.ev, l.chain, l.id);
   }
   log_.clear();
   read_.clear();
   whole_ = true;
-  return chains_;
+  model_.arrange(order);
+  return model_;
 }
 
 OpPlanner::Chain &OpPlanner::model_chain(const Command &cmd, bool messages) {
@@ -451,13 +436,13 @@ OpPlanner::Chain &OpPlanner::model_chain(const Command &cmd, bool messages) {
           kc = &c;
       load_chain(cmd.chain, kc);
     } else {
-      model(cmd);
+      whole(cmd);
     }
   }
-  auto it = chains_.find(cmd.chain);
-  if (it == chains_.end())
+  Chain *c = model_.find(cmd.chain);
+  if (c == nullptr)
     no_such_chain(cmd.loc);
-  return it->second;
+  return *c;
 }
 
 // Chain `name` from the journal's record (recorded_chain), when it has
@@ -473,9 +458,8 @@ bool OpPlanner::load_recorded(const std::string &name) {
   recorded.handles = kc->rules;
   recorded.keys = std::move(keys);
   load_chain(name, &*kc);
-  auto it = chains_.find(name);
-  if (it != chains_.end())
-    it->second.recorded = true;
+  if (Chain *c = model_.find(name))
+    c->recorded = true;
   recorded_.insert(name);
   return true;
 }
@@ -486,7 +470,7 @@ bool OpPlanner::load_recorded(const std::string &name) {
 void OpPlanner::read_messages(const Command &cmd) {
   recorded_.erase(cmd.chain);
   if (!kernel_.read_chains) {
-    model(cmd);
+    whole(cmd);
     return;
   }
   const KernelTable kt = kernel_.read_chains({cmd.chain});
@@ -495,10 +479,10 @@ void OpPlanner::read_messages(const Command &cmd) {
       continue;
     for (size_t i = 0; i < kc.rules.size() && i < kc.messages.size(); ++i)
       kernel_msgs_.emplace(kc.rules[i], kc.messages[i]);
-    auto it = chains_.find(cmd.chain);
-    if (it != chains_.end() && it->second.recorded) {
-      it->second.handle = kc.handle;
-      it->second.recorded = false;
+    Chain *c = model_.find(cmd.chain);
+    if (c != nullptr && c->recorded) {
+      c->handle = kc.handle;
+      c->recorded = false;
     }
   }
 }

@@ -1,7 +1,8 @@
 // Entry-by-entry planning (see OpPlanner in plan.h): declarations, the
 // replace path, and the checks both paths make. The --noflush commands
-// and the planner's model of the kernel's table are in noflush_planner.cpp,
-// the bridge user chains' policy rules in bridge_policy.cpp.
+// and the reading of the kernel's table into the planner's model
+// (table_model.h) are in noflush_planner.cpp, the bridge user chains'
+// policy rules in bridge_policy.cpp.
 #include <linux/netfilter.h>
 
 #include "check/plan.h"
@@ -42,7 +43,7 @@ void OpPlanner::ensure_base(const Command &cmd, std::vector<Op> &out) {
   // With --noflush a base chain the kernel already has is left alone:
   // sending it again registers its hook again, about 15 ms in the kernel
   // for every block.
-  if (noflush_ && (chain_read(cmd.chain) ? chains_.count(cmd.chain) > 0
+  if (noflush_ && (chain_read(cmd.chain) ? model_.has(cmd.chain)
                                          : kernel_.chain_exists &&
                                                kernel_.chain_exists(cmd.chain)))
     return;
@@ -73,7 +74,7 @@ void OpPlanner::add_rules(Command &cmd, std::vector<Op> &out) {
 
 bool OpPlanner::chain_exists_now(const std::string &chain) {
   if (chain_read(chain))
-    return chains_.count(chain) > 0;
+    return model_.has(chain);
   // The block's own creations and deletions so far, newest first; then
   // the kernel (one GETCHAIN).
   for (auto it = log_.rbegin(); it != log_.rend(); ++it) {

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "check/plan.h"
+#include "check/table_model.h"
 #include "check_errors.h"
 
 namespace fastrestore {
@@ -58,34 +59,27 @@ bool same_rule(const Rule &a, const Rule &b) {
   return !a.target || same_blob(*a.target, *b.target);
 }
 
-// The model of a table being replaced.
-class TableModel {
+// A table being replaced: the block's declarations and commands applied
+// to the model of the new table (table_model.h), which starts empty; each
+// rule's IR kept by the id it is referred to by.
+class Replacement {
 public:
-  TableModel(const BuiltinTable &t, bool counters, HeldRefusals &refused)
+  Replacement(const BuiltinTable &t, bool counters, HeldRefusals &refused)
       : table_(t), counters_(counters), refused_(refused) {}
 
-  PlannedChain *find(const std::string &name) {
-    auto it = index_.find(name);
-    return it == index_.end() ? nullptr : &chains_[it->second];
-  }
-
   // A base chain comes into existence when first declared or used.
-  PlannedChain *find_or_create_builtin(const std::string &name,
-                                       const Location &loc) {
-    if (PlannedChain *c = find(name))
+  ModelChain *find_or_create_builtin(const std::string &name,
+                                     const Location &loc) {
+    if (ModelChain *c = model_.find(name))
       return c;
     const BuiltinChain *b = find_builtin_chain(table_, name);
     if (b == nullptr)
       return nullptr;
-    PlannedChain c;
-    c.loc = loc;
-    c.name = name;
-    c.builtin = b;
-    return add(std::move(c));
+    return &model_.add(chain(name, loc, b));
   }
 
-  PlannedChain &chain_for_rule(const Command &cmd) {
-    PlannedChain *c = find_or_create_builtin(cmd.chain, cmd.loc);
+  ModelChain &chain_for_rule(const Command &cmd) {
+    ModelChain *c = find_or_create_builtin(cmd.chain, cmd.loc);
     if (c == nullptr)
       no_such_chain(cmd.loc);
     return *c;
@@ -93,7 +87,7 @@ public:
 
   void declare(const ChainDecl &d) {
     if (d.builtin) {
-      PlannedChain *c = find_or_create_builtin(d.name, d.loc);
+      ModelChain *c = find_or_create_builtin(d.name, d.loc);
       if (d.policy != "-")
         c->policy = declared_policy(d);
       if (counters_) {
@@ -103,40 +97,39 @@ public:
       }
       return;
     }
-    if (PlannedChain *c = find(d.name)) {
+    if (ModelChain *c = model_.find(d.name)) {
       c->rules.clear(); // redeclaring a user chain flushes it
       return;
     }
-    PlannedChain c;
-    c.loc = d.loc;
-    c.name = d.name;
-    add(std::move(c));
+    model_.add(chain(d.name, d.loc, nullptr));
   }
 
   void apply(const Command &cmd) {
     check_jumps(cmd);
     switch (cmd.kind) {
     case CommandKind::append: {
-      PlannedChain &c = chain_for_rule(cmd);
+      ModelChain &c = chain_for_rule(cmd);
       for (const auto &r : cmd.rules)
-        c.rules.push_back(r);
+        c.rules.push_back(keep(r));
       break;
     }
     case CommandKind::insert: {
-      PlannedChain &c = chain_for_rule(cmd);
+      ModelChain &c = chain_for_rule(cmd);
       if (cmd.rulenum > c.rules.size() + 1)
         index_too_big(cmd.loc, "insertion");
       // Each rule goes to the position in turn, as with iptables.
       for (const auto &r : cmd.rules)
-        c.rules.insert(c.rules.begin() + (cmd.rulenum - 1), r);
+        c.rules.insert(c.rules.begin() + (cmd.rulenum - 1), keep(r));
       break;
     }
     case CommandKind::remove:
     case CommandKind::check: {
-      PlannedChain &c = chain_for_rule(cmd);
+      ModelChain &c = chain_for_rule(cmd);
       for (const auto &r : cmd.rules) {
-        auto it = std::find_if(c.rules.begin(), c.rules.end(),
-                               [&](const Rule &x) { return same_rule(x, r); });
+        auto it =
+            std::find_if(c.rules.begin(), c.rules.end(), [&](const RuleRef &x) {
+              return same_rule(rule(x), r);
+            });
         if (it == c.rules.end())
           no_such_rule(cmd.loc);
         if (cmd.kind == CommandKind::remove)
@@ -145,37 +138,37 @@ public:
       break;
     }
     case CommandKind::remove_num: {
-      PlannedChain &c = chain_for_rule(cmd);
+      ModelChain &c = chain_for_rule(cmd);
       if (cmd.rulenum > c.rules.size())
         index_too_big(cmd.loc, "deletion");
       c.rules.erase(c.rules.begin() + (cmd.rulenum - 1));
       break;
     }
     case CommandKind::replace: {
-      PlannedChain &c = chain_for_rule(cmd);
+      ModelChain &c = chain_for_rule(cmd);
       if (cmd.rulenum > c.rules.size())
         index_too_big(cmd.loc, "replacement");
-      c.rules[cmd.rulenum - 1] = cmd.rules.front();
+      c.rules[cmd.rulenum - 1] = keep(cmd.rules.front());
       break;
     }
     case CommandKind::flush:
     case CommandKind::zero:
       check::refuse_zero_rule(cmd);
-      for_chains(cmd, [&](PlannedChain &c) {
+      for_chains(cmd, [&](ModelChain &c) {
         if (cmd.kind == CommandKind::flush) {
           c.rules.clear();
           return;
         }
-        for (auto &r : c.rules)
-          r.packets = r.bytes = 0;
+        for (const RuleRef &x : c.rules)
+          rule(x).packets = rule(x).bytes = 0;
         if (c.builtin)
           c.packets = c.bytes = 0;
       });
       break;
     case CommandKind::new_chain:
-      if (find(cmd.chain) || find_builtin_chain(table_, cmd.chain))
+      if (model_.has(cmd.chain) || find_builtin_chain(table_, cmd.chain))
         chain_exists(cmd.loc);
-      add(PlannedChain{cmd.loc, cmd.chain});
+      model_.add(chain(cmd.chain, cmd.loc, nullptr));
       break;
     case CommandKind::delete_chain:
       delete_chains(cmd);
@@ -199,80 +192,89 @@ public:
   void check_jumps(const Command &cmd) const {
     for (const auto &r : cmd.rules)
       if (jumps(r) && find_builtin_chain(table_, r.jump_chain) == nullptr &&
-          index_.count(r.jump_chain) == 0)
+          !model_.has(r.jump_chain))
         no_such_jump(r);
   }
 
-  std::vector<PlannedChain> take() { return std::move(chains_); }
+  // The new table's chains, each with its rules, in order.
+  std::vector<PlannedChain> take() {
+    std::vector<PlannedChain> out;
+    model_.each([&](ModelChain &c) {
+      PlannedChain &p = out.emplace_back();
+      static_cast<ChainAttrs &>(p) = c;
+      p.rules.reserve(c.rules.size());
+      for (const RuleRef &x : c.rules)
+        p.rules.push_back(std::move(rule(x)));
+    });
+    return out;
+  }
 
 private:
-  PlannedChain *add(PlannedChain &&c) {
-    index_[c.name] = chains_.size();
-    chains_.push_back(std::move(c));
-    return &chains_.back();
+  static ModelChain chain(const std::string &name, const Location &loc,
+                          const BuiltinChain *builtin) {
+    ModelChain c;
+    c.loc = loc;
+    c.name = name;
+    c.builtin = builtin;
+    c.base = builtin != nullptr;
+    return c;
   }
 
-  // The index again, after chains went or were renamed.
-  void reindex() {
-    index_.clear();
-    for (size_t i = 0; i < chains_.size(); ++i)
-      index_[chains_[i].name] = i;
+  // Rule `r` kept, referred to by its id (each rule taken once: a rule
+  // the block repeats is two rules).
+  RuleRef keep(const Rule &r) {
+    rules_.push_back(r);
+    return RuleRef{0, static_cast<uint32_t>(rules_.size())};
   }
+  Rule &rule(const RuleRef &x) { return rules_[x.id - 1]; }
 
   template <class F> void for_chains(const Command &cmd, F f) {
     if (cmd.chain.empty()) {
-      for (auto &c : chains_)
-        f(c);
+      model_.each(f);
       return;
     }
     // A base chain comes into existence when flushed or zeroed, too.
-    PlannedChain *c = find_or_create_builtin(cmd.chain, cmd.loc);
+    ModelChain *c = find_or_create_builtin(cmd.chain, cmd.loc);
     if (c == nullptr)
       no_such_chain(cmd.loc);
     f(*c);
   }
 
-  bool referenced(const std::string &name) const {
-    for (const auto &c : chains_)
-      for (const auto &r : c.rules)
-        if (jumps(r) && r.jump_chain == name)
-          return true;
-    return false;
+  bool referenced(const std::string &name) {
+    bool found = false;
+    model_.each([&](const ModelChain &c) {
+      for (const RuleRef &x : c.rules)
+        found = found || (jumps(rule(x)) && rule(x).jump_chain == name);
+    });
+    return found;
   }
 
   void delete_chains(const Command &cmd) {
     if (cmd.chain.empty()) {
       // Every user chain; refused like the kernel refuses a busy chain.
-      for (const auto &c : chains_)
+      model_.each([&](const ModelChain &c) {
         if (!c.builtin && (!c.rules.empty() || referenced(c.name)))
           hold_busy(cmd, c.name);
+      });
       // iptables-nft also drops base chains that are empty and accept.
-      chains_.erase(std::remove_if(chains_.begin(), chains_.end(),
-                                   [](const PlannedChain &c) {
-                                     return c.builtin == nullptr ||
-                                            (c.rules.empty() &&
-                                             c.policy.value_or(NF_ACCEPT) ==
-                                                 NF_ACCEPT);
-                                   }),
-                    chains_.end());
-      reindex();
+      model_.remove_if([](const ModelChain &c) {
+        return c.builtin == nullptr || (c.rules.empty() && c.accept());
+      });
       return;
     }
-    PlannedChain *c = find(cmd.chain);
+    ModelChain *c = model_.find(cmd.chain);
     if (c == nullptr)
       no_such_chain(cmd.loc);
     if (c->builtin) {
       // An empty base chain goes, as iptables-nft deletes it.
       if (!c->rules.empty())
         chain_not_empty(cmd.loc);
-      chains_.erase(chains_.begin() + (c - chains_.data()));
-      reindex();
+      model_.remove(cmd.chain);
       return;
     }
     if (!c->rules.empty() || referenced(cmd.chain))
       hold_busy(cmd, cmd.chain);
-    chains_.erase(chains_.begin() + (c - chains_.data()));
-    reindex();
+    model_.remove(cmd.chain);
   }
 
   // The kernel refuses to delete a busy chain only at COMMIT: iptables-nft
@@ -289,30 +291,32 @@ private:
   }
 
   void rename(const Command &cmd) {
-    PlannedChain *c = find(cmd.chain);
+    ModelChain *c = model_.find(cmd.chain);
     if (c == nullptr || c->builtin)
       no_such_chain(cmd.loc);
-    if (find(cmd.arg) || find_builtin_chain(table_, cmd.arg))
+    if (model_.has(cmd.arg) || find_builtin_chain(table_, cmd.arg))
       name_taken(cmd.loc);
     check_rename_target(cmd);
-    c->name = cmd.arg;
-    reindex();
-    for (auto &x : chains_)
-      for (auto &r : x.rules)
+    model_.rename(cmd.chain, cmd.arg);
+    model_.each([&](const ModelChain &x) {
+      for (const RuleRef &ref : x.rules) {
+        Rule &r = rule(ref);
         if (jumps(r) && r.jump_chain == cmd.chain)
           r.jump_chain = cmd.arg;
+      }
+    });
   }
 
   const BuiltinTable &table_;
   bool counters_;
   HeldRefusals &refused_;
-  std::vector<PlannedChain> chains_;
-  std::unordered_map<std::string, size_t> index_; // name -> chains_ index
+  TableModel model_;
+  std::vector<Rule> rules_; // by id - 1
 };
 
 Plan plan_replace(const Block &block, const BuiltinTable &t, bool counters) {
   HeldRefusals refused;
-  TableModel model(t, counters, refused);
+  Replacement model(t, counters, refused);
   for (const auto &e : block.entries)
     refused.run(
         [&] {

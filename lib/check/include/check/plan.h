@@ -27,19 +27,16 @@
 #include <utility>
 #include <vector>
 
+#include "check/table_model.h"
 #include "fastrestore/ir.h"
 #include "fastrestore/kernel_state.h"
 #include "fastrestore/tables.h"
 
 namespace fastrestore {
 
-struct PlannedChain {
-  Location loc;
-  std::string name;
-  const BuiltinChain *builtin = nullptr;
-  std::optional<uint32_t> policy; // NF_ACCEPT / NF_DROP; none: kernel default
-  bool counters = false;          // set packets/bytes on the chain
-  uint64_t packets = 0, bytes = 0;
+// A chain as the backend writes it: its attributes (table_model.h) and
+// its rules.
+struct PlannedChain : ChainAttrs {
   std::vector<Rule> rules;
 };
 
@@ -58,13 +55,6 @@ enum class OpKind {
   rule_replace,       // -R chain N on a kernel rule
   rule_zero,          // -Z: a kernel rule again, counters zeroed (`message`)
   chain_rename,       // -E (a kernel chain, by handle)
-};
-
-// A rule by kernel handle, or by the transaction id of a rule added earlier
-// in the same batch.
-struct RuleRef {
-  uint64_t handle = 0;
-  uint32_t id = 0;
 };
 
 struct Op {
@@ -149,7 +139,7 @@ private:
   void require_chain(const Command &cmd);
   void add_rules(Command &cmd, std::vector<Op> &out);
   bool append_before_policy(Command &cmd, std::vector<Op> &out);
-  struct Chain;
+  using Chain = ModelChain;
   std::optional<uint32_t> policy_of(const Chain &c) const;
   bool chain_exists_now(const std::string &chain);
   void drop_policy_rule(const std::string &chain, Chain &c, const Location &loc,
@@ -158,26 +148,14 @@ private:
                    std::optional<uint32_t> verdict, std::vector<Op> &out);
   void plan_user_policy(const Command &cmd, std::vector<Op> &out);
 
-  // The --noflush model of the table: the kernel's chains and rules with
-  // this block's changes applied, read a chain at a time as commands need
-  // them, or whole. Changes to a chain not read yet are logged and
-  // replayed onto it when it is read.
-  struct Chain {
-    bool base = false;
-    bool accept = true;
-    uint64_t handle = 0;   // 0: created in this block
-    bool recorded = false; // read from the record: handle not known (0)
-    std::vector<RuleRef> rules;
-  };
   const std::string &identity(const RuleRef &ref);
   void plan_by_spec(const Command &cmd, std::vector<Op> &out);
   void plan_zero(const Command &cmd, std::vector<Op> &out);
   // `id` carries the rule id, or the policy for Event::policy.
   enum class Event { append, insert_head, flush, create, remove, policy };
   void record(Event ev, const std::string &chain, uint32_t id = 0);
-  void reorder(Event ev, const std::string &chain, bool present);
   void apply(Event ev, const std::string &chain, uint32_t id);
-  std::map<std::string, Chain> &model(const Command &cmd);
+  TableModel &whole(const Command &cmd);
   // The chain `cmd` names, read when not yet (from the journal's record
   // when it has it and `messages` are not needed).
   Chain &model_chain(const Command &cmd, bool messages = true);
@@ -204,10 +182,13 @@ private:
   std::function<bool(std::string_view)> declared_unparsed_; // and these
   std::set<std::string> kernel_chains_; // --noflush: the kernel's, found
   uint32_t next_id_ = 0;
-  std::map<std::string, Chain> chains_;  // the chains read that exist now
-  std::set<std::string> read_;           // chains read one by one
-  bool whole_ = false;                   // every chain read
-  std::vector<std::string> model_order_; // chain order (whole_), for -F / -X
+  // The --noflush model of the table: the kernel's chains and rules with
+  // this block's changes applied, read a chain at a time as commands need
+  // them, or whole. Changes to a chain not read yet are logged (log_) and
+  // replayed onto it when it is read.
+  TableModel model_;           // the chains read that exist now
+  std::set<std::string> read_; // chains read one by one
+  bool whole_ = false;         // every chain read (model_ in table order)
   // The block's changes until the whole table is read; `applied`: to a
   // chain read by then.
   struct Logged {
