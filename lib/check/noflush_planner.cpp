@@ -138,11 +138,12 @@ void OpPlanner::plan_noflush(Command &cmd, std::vector<Op> &out) {
 void OpPlanner::plan_positional(const Command &cmd, std::vector<Op> &out) {
   if (cmd.kind == CommandKind::rename_chain) {
     TableModel &m = whole(cmd); // the new name must be free
+    // iptables-nft looks for the new name first.
+    if (m.has(cmd.arg) || find_builtin_chain(*table_, cmd.arg))
+      name_taken(cmd.loc);
     const Chain *c = m.find(cmd.chain);
     if (c == nullptr || c->base)
       no_such_chain(cmd.loc);
-    if (m.has(cmd.arg) || find_builtin_chain(*table_, cmd.arg))
-      name_taken(cmd.loc);
     check_rename_target(cmd);
     if (c->handle == 0)
       fail(cmd.loc,
@@ -244,7 +245,11 @@ void OpPlanner::plan_by_spec(const Command &cmd, std::vector<Op> &out) {
                                 : "-D with a rule specification");
   // -C first looks for the rule by the keys of the journal's record.
   const bool check = cmd.kind == CommandKind::check;
-  Chain &c = model_chain(cmd, !check);
+  // A chain that is not there holds no such rule, as iptables-nft says.
+  Chain *found = find_chain(cmd, !check);
+  if (found == nullptr)
+    no_such_rule(cmd.loc);
+  Chain &c = *found;
   for (const auto &r : cmd.rules) {
     if (recorded_.count(cmd.chain) != 0) {
       if (check && found_by_key(cmd.chain, c, r))
@@ -419,6 +424,13 @@ TableModel &OpPlanner::whole(const Command &cmd) {
 }
 
 OpPlanner::Chain &OpPlanner::model_chain(const Command &cmd, bool messages) {
+  Chain *c = find_chain(cmd, messages);
+  if (c == nullptr)
+    no_such_chain(cmd.loc);
+  return *c;
+}
+
+OpPlanner::Chain *OpPlanner::find_chain(const Command &cmd, bool messages) {
   if (chain_read(cmd.chain)) {
     if (messages && recorded_.count(cmd.chain) != 0)
       read_messages(cmd);
@@ -439,10 +451,7 @@ OpPlanner::Chain &OpPlanner::model_chain(const Command &cmd, bool messages) {
       whole(cmd);
     }
   }
-  Chain *c = model_.find(cmd.chain);
-  if (c == nullptr)
-    no_such_chain(cmd.loc);
-  return *c;
+  return model_.find(cmd.chain);
 }
 
 // Chain `name` from the journal's record (recorded_chain), when it has

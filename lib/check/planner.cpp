@@ -124,7 +124,11 @@ public:
     }
     case CommandKind::remove:
     case CommandKind::check: {
-      ModelChain &c = chain_for_rule(cmd);
+      // A chain that is not there holds no such rule, as iptables-nft says.
+      ModelChain *found = find_or_create_builtin(cmd.chain, cmd.loc);
+      if (found == nullptr)
+        no_such_rule(cmd.loc);
+      ModelChain &c = *found;
       for (const auto &r : cmd.rules) {
         auto it =
             std::find_if(c.rules.begin(), c.rules.end(), [&](const RuleRef &x) {
@@ -291,11 +295,12 @@ private:
   }
 
   void rename(const Command &cmd) {
-    ModelChain *c = model_.find(cmd.chain);
-    if (c == nullptr || c->builtin)
-      no_such_chain(cmd.loc);
+    // iptables-nft looks for the new name first.
     if (model_.has(cmd.arg) || find_builtin_chain(table_, cmd.arg))
       name_taken(cmd.loc);
+    const ModelChain *c = model_.find(cmd.chain);
+    if (c == nullptr || c->builtin)
+      no_such_chain(cmd.loc);
     check_rename_target(cmd);
     model_.rename(cmd.chain, cmd.arg);
     model_.each([&](const ModelChain &x) {

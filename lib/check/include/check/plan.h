@@ -159,6 +159,8 @@ private:
   // The chain `cmd` names, read when not yet (from the journal's record
   // when it has it and `messages` are not needed).
   Chain &model_chain(const Command &cmd, bool messages = true);
+  // The same, null when the chain is not there.
+  Chain *find_chain(const Command &cmd, bool messages);
   bool chain_read(const std::string &name) const {
     return whole_ || read_.count(name) != 0;
   }
