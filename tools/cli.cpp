@@ -20,6 +20,7 @@
 #include "ebtables_cli.h"
 #include "fastrestore/ipsets.h"
 #include "fastrestore/restore.h"
+#include "iptables_cli.h"
 #include "program.h"
 #include "snapshot_cli.h"
 
@@ -134,6 +135,17 @@ bool open_closed_std_fds() {
 
 } // namespace
 
+bool runs_one_command(int argc, char **argv) {
+  const Program program = identify_program(argv[0]);
+  if (program.kind == ProgramKind::iptables ||
+      program.kind == ProgramKind::ebtables)
+    return true;
+  if (program.kind != ProgramKind::fastrestore || argc < 2)
+    return false;
+  const std::string sub = argv[1];
+  return sub == "iptables" || sub == "ip6tables" || sub == "ebtables";
+}
+
 int cli_main(int argc, char **argv) {
   const bool stdin_closed = open_closed_std_fds();
   const Program program = identify_program(argv[0]);
@@ -145,6 +157,8 @@ int cli_main(int argc, char **argv) {
       return snapshot_main(program, argc, argv);
     if (sub == "ebtables")
       return ebtables_main(program, argc, argv);
+    if (sub == "iptables" || sub == "ip6tables")
+      return iptables_main(program, argc, argv);
     if (sub == "diff")
       return diff_main(program, argc, argv);
   }
@@ -152,6 +166,8 @@ int cli_main(int argc, char **argv) {
     return save_program_main(program, argc, argv);
   if (program.kind == ProgramKind::ebtables)
     return ebtables_main(program, argc, argv);
+  if (program.kind == ProgramKind::iptables)
+    return iptables_main(program, argc, argv);
   RestoreConfig cfg;
   cfg.family = program.family;
   cfg.backend = program.backend;

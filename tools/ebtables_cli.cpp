@@ -22,23 +22,10 @@
 #include "fastrestore/version.h"
 #include "fastrestore/xtables_bridge.h"
 #include "program.h"
+#include "restore_word.h"
 
 namespace fastrestore {
 namespace {
-
-// A word as the restore lexer reads it back: quoted when it holds blanks,
-// quotes or backslashes.
-std::string quote(const std::string &w) {
-  if (!w.empty() && w.find_first_of(" \t\"\\") == std::string::npos)
-    return w;
-  std::string q = "\"";
-  for (char c : w) {
-    if (c == '"' || c == '\\')
-      q += '\\';
-    q += c;
-  }
-  return q + "\"";
-}
 
 const char kUsage[] =
     "Usage: fastrestore ebtables [-t TABLE] COMMAND [CHAIN] [RULE]\n"
@@ -239,17 +226,17 @@ int kernel_command(const std::string &table,
     });
     if (new_chain && words.size() == 4 && policy == words.begin() + 2) {
       // -N CHAIN -P POLICY, which ebtables allows: two commands.
-      text += "-N " + quote(words[1]) + "\n-P " + quote(words[1]) + " " +
-              quote(words[3]) + "\n";
+      text += "-N " + restore_word(words[1]) + "\n-P " +
+              restore_word(words[1]) + " " + restore_word(words[3]) + "\n";
     } else if (words.size() == 3 &&
                (words[0] == "-D" || words[0] == "--delete") &&
                range(words[2], a, b)) {
       // Rules a..b: deleting rule a that many times.
       for (unsigned n = a; n <= b; ++n)
-        text += "-D " + quote(words[1]) + " " + std::to_string(a) + "\n";
+        text += "-D " + restore_word(words[1]) + " " + std::to_string(a) + "\n";
     } else {
       for (size_t i = 0; i < words.size(); ++i)
-        text += (i ? " " : "") + quote(words[i]);
+        text += (i ? " " : "") + restore_word(words[i]);
       text += "\n";
     }
   }

@@ -31,7 +31,8 @@ namespace {
 
 int main(int argc, char **argv) {
   std::set_terminate(on_terminate);
-  fastrestore::use_huge_pages_for_heap();
+  if (!fastrestore::runs_one_command(argc, argv))
+    fastrestore::use_huge_pages_for_heap();
   try {
     return fastrestore::cli_main(argc, argv);
   } catch (const std::bad_alloc &) {

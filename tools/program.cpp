@@ -41,8 +41,11 @@ bool tool_name(const std::string &name, Program &p) {
     p.kind = eb ? ProgramKind::ebtables_restore : ProgramKind::restore;
   else if (eb && (name == "ebtables" || name == "ebtables-nft"))
     p.kind = ProgramKind::ebtables;
+  else if (name == "iptables" || name == "ip6tables" ||
+           name == "iptables-nft" || name == "ip6tables-nft")
+    p.kind = ProgramKind::iptables;
   else
-    return false; // iptables itself, or another name: family left alone
+    return false; // another name: family left alone
   p.family = ip6 ? Family::ipv6 : eb ? Family::bridge : Family::ipv4;
   return true;
 }
@@ -181,6 +184,9 @@ std::string hint(const Program &p, const std::string &sub) {
     return "Usage: ebtables-restore [ --verbose ] [ --noflush ]";
   case ProgramKind::ebtables:
     return "Try `ebtables -h' or 'ebtables --help' for more information.";
+  case ProgramKind::iptables:
+    return std::string("Try `") + family + " -h' or '" + family +
+           " --help' for more information.";
   case ProgramKind::fastrestore:
     break;
   }

@@ -23,7 +23,8 @@ enum class ProgramKind {
   restore,
   save,
   ebtables,
-  ebtables_restore
+  ebtables_restore,
+  iptables // the iptables command line (iptables, ip6tables, -nft)
 };
 
 struct Program {

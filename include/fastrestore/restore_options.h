@@ -23,8 +23,8 @@ struct RestoreConfig {
   bool no_lock = false;      // internal: probes in a private namespace
   std::string table;         // -T
   std::string input_name;    // file name for messages; empty for stdin
-  bool command_line = false; // one command of the ebtables command line:
-                             // messages name no line
+  bool command_line = false; // one command of the ebtables or iptables
+                             // command line: messages name no line
   bool stats = false;        // --stats: per-phase costs after each COMMIT
   int coalesce_ms = -1;      // --coalesce MS: group --noflush blocks (-1: off)
   bool all_or_nothing = false; // every block in one transaction at the end

@@ -56,15 +56,22 @@ Frame frame_of(const Diagnostic &d) {
   }
 }
 
+// What the tool says of `d`: its own words where they differ.
+std::string text(const Diagnostic &d) {
+  return d.upstream ? *d.upstream : d.message;
+}
+
+// "NAME vVERSION: ", as xtables_error starts its messages.
+std::string tool_prefix(const UpstreamTool &tool) {
+  return tool.name + " v" + tool.version + ": ";
+}
+
 } // namespace
 
 std::string format_upstream(const Diagnostic &first,
                             const std::vector<Diagnostic> &more,
                             const UpstreamTool &tool) {
-  auto text = [](const Diagnostic &d) {
-    return d.upstream ? *d.upstream : d.message;
-  };
-  const std::string prefix = tool.name + " v" + tool.version + ": ";
+  const std::string prefix = tool_prefix(tool);
   const std::string line = std::to_string(first.loc.line);
   std::string out;
   switch (frame_of(first)) {
@@ -102,6 +109,43 @@ std::string format_upstream(const Diagnostic &first,
   out += caret_display(first);
   for (const Diagnostic &d : more)
     out += caret_display(d);
+  return out;
+}
+
+std::string format_upstream_command(const Diagnostic &first,
+                                    const std::vector<Diagnostic> &more,
+                                    const UpstreamTool &tool) {
+  const std::string prefix = tool_prefix(tool);
+  std::string out;
+  switch (frame_of(first)) {
+  case Frame::by_code:
+  case Frame::tool:
+  case Frame::tool_named:
+    out = prefix + text(first) + "\n";
+    break;
+  case Frame::bare:
+    out = text(first) + "\n";
+    break;
+  case Frame::tool_line:
+  case Frame::line_failed:
+    // The command iptables refused: "iptables: REASON", with a pointer to
+    // the kernel's log for what it reports as EINVAL.
+    out = tool.name + ": " + text(first);
+    if (text(first) == "Bad policy name.")
+      out += " Run `dmesg' for more information.";
+    out += "\n";
+    break;
+  case Frame::kernel:
+    // Every object the kernel refused, each after a space.
+    out = prefix + " " + text(first);
+    for (const Diagnostic &d : more)
+      out += " " + text(d);
+    out += "\n";
+    break;
+  }
+  if (first.code == ExitCode::parameter)
+    out += "Try `" + tool.name + " -h' or '" + tool.name +
+           " --help' for more information.\n";
   return out;
 }
 

@@ -77,7 +77,11 @@ void print_error(const Error &e, const BlockText &text,
 void print_restore_error(const Error &e,
                          const std::function<std::string(int)> &line,
                          const RestoreConfig &cfg, std::ostream &err) {
-  if (!cfg.upstream.name.empty() && !cfg.command_line) {
+  if (!cfg.upstream.name.empty() && cfg.command_line) {
+    err << format_upstream_command(e.diag(), e.more(), cfg.upstream);
+    return;
+  }
+  if (!cfg.upstream.name.empty()) {
     auto with_source = [&](Diagnostic d) {
       if (d.source.empty() && d.loc.line > 0)
         d.source = line(d.loc.line);
@@ -170,10 +174,12 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
                                       cfg.backend == Backend::legacy},
                          *sink);
     // iptables input is read and its commonest rules scanned on a second
-    // thread, unless --coalesce needs to see when lines arrive.
+    // thread, unless --coalesce needs to see when lines arrive (or the
+    // input is one command of the command line).
     std::unique_ptr<PreScanner> prescan;
     std::unique_ptr<LineReader> reader;
-    if (!writer->holds_blocks() && cfg.family != Family::bridge) {
+    if (!writer->holds_blocks() && cfg.family != Family::bridge &&
+        !cfg.command_line) {
       try {
         prescan = std::make_unique<PreScanner>(fd, cfg.family, cfg.incremental);
       } catch (const std::system_error &) {

@@ -308,12 +308,21 @@ private:
     // parsed every line: a planning refusal waits for the later lines'
     // parse errors (see held_refusals.h). An entry refused, or left to
     // the whole-block model, is still encoded now (check_encoding).
+    // iptables -v -C, -D and -R print the rule they found or put.
+    std::vector<Rule> shown;
+    if (cfg_.command_line && cfg_.verbose && cfg_.family != Family::bridge &&
+        e.cmd &&
+        (e.cmd->kind == CommandKind::check ||
+         e.cmd->kind == CommandKind::remove))
+      shown = e.cmd->rules;
     const bool refused =
         refusals_.run([&] { planned = plan(std::move(e)); }, true);
     if (refused || !planned)
       check_encoding(e);
     if (!planned)
       return;
+    for (const Rule &r : shown)
+      print_rule_verbose(r, cfg_.family);
     // Encoding refusals are iptables-nft's parse errors: not held.
     for (const auto &op : ops_) {
       if (coalescer_ != nullptr)
@@ -324,7 +333,8 @@ private:
       // too.
       if (cfg_.verbose && (!cfg_.noflush || cfg_.command_line) &&
           (op.kind == OpKind::rule_append || op.kind == OpKind::rule_insert ||
-           (cfg_.command_line && op.kind == OpKind::rule_insert_before)))
+           (cfg_.command_line && (op.kind == OpKind::rule_insert_before ||
+                                  op.kind == OpKind::rule_replace))))
         print_rule_verbose(op.rule, cfg_.family);
       emit_op(*batch_, op, table_, cfg_.family, loc_, table_ready_);
     }

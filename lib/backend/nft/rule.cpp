@@ -18,8 +18,10 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <new>
 
 #include "check/bridge_policy.h"
 #include "ext/ext.h"
@@ -247,7 +249,13 @@ std::string rule_message(const Rule &rule, Family family,
   // the last message wrote is zeroed again: libmnl leaves an attribute's
   // padding as the memory was, and a rule's key by its message's bytes
   // (a journal record's) hashes the padding inside its expressions.
-  static thread_local std::unique_ptr<char[]> buf(new char[1 << 20]());
+  // (calloc: memory the kernel gives is zero already, and a page is
+  // only backed once a message reaches it: a single command touches
+  // one, not the buffer's 256.)
+  static thread_local std::unique_ptr<char, decltype(&std::free)> buf(
+      static_cast<char *>(std::calloc(1, 1 << 20)), &std::free);
+  if (buf == nullptr)
+    throw std::bad_alloc();
   static thread_local size_t written = 0;
   std::memset(buf.get(), 0, written);
   nlmsghdr *nlh =

@@ -1,0 +1,91 @@
+// The iptables command line's words (tools/iptables_args.h): the command
+// and its chain and numbers wherever they stand, the command line's own
+// options taken out, every other word left to the rule in order, and
+// the refusals iptables-nft 1.8.9 makes before it reads the kernel.
+#include <catch2/catch.hpp>
+
+#include "iptables_args.h"
+
+using namespace fastrestore;
+
+namespace {
+
+using Words = std::vector<std::string>;
+
+IptablesArgs read(const Words &w, Family family = Family::ipv4) {
+  IptablesArgs a;
+  auto e = read_iptables_args(w, family, a);
+  INFO((e ? e->message : std::string()));
+  REQUIRE_FALSE(e.has_value());
+  return a;
+}
+
+std::string refusal(const Words &w, Family family = Family::ipv4) {
+  IptablesArgs a;
+  auto e = read_iptables_args(w, family, a);
+  REQUIRE(e.has_value());
+  return e->message;
+}
+
+} // namespace
+
+TEST_CASE("iptables args: the command anywhere, the rule's words in order",
+          "[iptables_args]") {
+  IptablesArgs a = read({"-s", "10.0.0.1", "-t", "nat", "-A", "POSTROUTING",
+                         "-j", "MASQUERADE", "-w", "5"});
+  CHECK(a.table == "nat");
+  CHECK(a.command == 'A');
+  CHECK(a.chain == "POSTROUTING");
+  CHECK(a.rule == Words{"-s", "10.0.0.1", "-j", "MASQUERADE"});
+  CHECK(a.wait);
+  CHECK(iptables_restore_line(a) == "-A POSTROUTING -s 10.0.0.1 -j MASQUERADE");
+}
+
+TEST_CASE("iptables args: optional chains and rule numbers",
+          "[iptables_args]") {
+  CHECK(read({"-D", "INPUT", "3"}).number == "3");
+  CHECK(read({"-D", "INPUT", "-j", "ACCEPT"}).number.empty());
+  CHECK(read({"-I", "INPUT", "2", "-j", "DROP"}).number == "2");
+  IptablesArgs s = read({"-S", "f2b", "1"});
+  CHECK(s.chain == "f2b");
+  CHECK(s.number == "1");
+  CHECK(read({"-F"}).chain.empty());
+  CHECK(read({"-vF", "x"}).chain == "x");
+}
+
+TEST_CASE("iptables args: long options, bundles, attached values",
+          "[iptables_args]") {
+  IptablesArgs a =
+      read({"--table=mangle", "--append", "OUTPUT", "-j", "ACCEPT"});
+  CHECK(a.table == "mangle");
+  CHECK(a.command == 'A');
+  CHECK(read({"-tnat", "-AOUTPUT"}).chain == "OUTPUT");
+  CHECK(read({"-vvS"}).verbose == 2);
+  IptablesArgs e = read({"-E", "old", "new name"});
+  CHECK(iptables_restore_line(e) == "-E old \"new name\"");
+  CHECK(read({"-P", "INPUT", "DROP"}).second == "DROP");
+}
+
+TEST_CASE("iptables args: refusals before the kernel is read",
+          "[iptables_args]") {
+  CHECK(refusal({"-A", "INPUT", "-D", "INPUT"}) == "Cannot use -D with -A");
+  CHECK(refusal({"-L", "-A"}) == "option \"-A\" requires an argument");
+  CHECK(refusal({"-R", "INPUT"}) == "-R requires a rule number");
+  CHECK(refusal({"-S", "INPUT", "0"}) == "Invalid rule number `0'");
+  CHECK(refusal({"-P", "INPUT"}) == "-P requires a chain and a policy");
+  CHECK(refusal({"-E", "x"}) ==
+        "-E requires old-chain-name and new-chain-name");
+  CHECK(refusal({"-n", "-A", "INPUT"}) ==
+        "Illegal option `-n' with this command");
+  CHECK(refusal({"-nvS"}) == "Illegal option `-n' with this command");
+  CHECK(refusal({"--line-numbers", "-F"}) ==
+        "Illegal option `-0' with this command");
+  CHECK(refusal({"-6", "-A", "INPUT"}).empty());
+  CHECK(refusal({"-4", "-S"}, Family::ipv6).empty());
+  CHECK(refusal({"-W", "5", "-S"}) ==
+        "--wait-interval only makes sense with --wait\n");
+  // -Z goes with -L.
+  IptablesArgs lz = read({"-L", "-Z"});
+  CHECK(lz.command == 'L');
+  CHECK(lz.list_zero);
+}

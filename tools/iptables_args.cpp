@@ -1,0 +1,297 @@
+#include "iptables_args.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "restore_word.h"
+
+namespace fastrestore {
+namespace {
+
+struct CommandName {
+  char letter;
+  const char *name; // the long option
+};
+
+constexpr CommandName kCommands[] = {
+    {'A', "append"},       {'C', "check"},        {'D', "delete"},
+    {'I', "insert"},       {'R', "replace"},      {'L', "list"},
+    {'S', "list-rules"},   {'F', "flush"},        {'Z', "zero"},
+    {'N', "new-chain"},    {'X', "delete-chain"}, {'P', "policy"},
+    {'E', "rename-chain"},
+};
+
+// The command a word names (-A, --append), or 0.
+char command_of(const std::string &w) {
+  for (const auto &c : kCommands)
+    if ((w.size() == 2 && w[0] == '-' && w[1] == c.letter) ||
+        w == std::string("--") + c.name)
+      return c.letter;
+  return 0;
+}
+
+// The long options the command line reads itself; a flag `f` stands for
+// its short form.
+struct OwnOption {
+  const char *name;
+  char flag;
+  bool value; // takes a value
+};
+
+constexpr OwnOption kOwn[] = {
+    {"table", 't', true},         {"ipv4", '4', false},
+    {"ipv6", '6', false},         {"wait", 'w', false},
+    {"wait-interval", 'W', true}, {"modprobe", 'M', true},
+    {"verbose", 'v', false},      {"numeric", 'n', false},
+    {"exact", 'x', false},        {"line-numbers", 'l', false},
+    {"version", 'V', false},      {"help", 'h', false},
+};
+
+// Flags that may be bundled in one word (-nvL), a command last.
+bool bundle(const std::string &w) {
+  if (w.size() < 3 || w[0] != '-' || w[1] == '-')
+    return false;
+  for (size_t i = 1; i < w.size(); ++i) {
+    const char c = w[i];
+    const bool flag = std::strchr("vnx46Vh", c) != nullptr;
+    const bool cmd = std::strchr("LSFZX", c) != nullptr;
+    if (!flag && !(cmd && i + 1 == w.size()))
+      return false;
+  }
+  return true;
+}
+
+// A rule number as iptables takes it: 1 to INT_MAX.
+bool rule_number(const std::string &w) {
+  if (w.empty() || w.size() > 10 ||
+      w.find_first_not_of("0123456789") != std::string::npos)
+    return false;
+  const unsigned long long n = std::stoull(w);
+  return n >= 1 && n <= 2147483647ULL;
+}
+
+class Reader {
+public:
+  Reader(const std::vector<std::string> &args, Family family, IptablesArgs &out)
+      : args_(args), family_(family), out_(out) {}
+
+  std::optional<IptablesArgsError> run() {
+    for (i_ = 0; i_ < args_.size(); ++i_) {
+      const std::string w = args_[i_];
+      if (bundle(w)) {
+        for (size_t k = 1; k < w.size(); ++k)
+          if (auto e = word(std::string("-") + w[k]))
+            return e;
+        continue;
+      }
+      if (auto e = word(w))
+        return e;
+    }
+    return std::nullopt;
+  }
+
+private:
+  // Whether a next word may be taken as an optional argument: it is
+  // there, and starts with neither '-' nor '!' (xs_has_arg).
+  bool has_arg() const {
+    return i_ + 1 < args_.size() && !args_[i_ + 1].empty() &&
+           args_[i_ + 1][0] != '-' && args_[i_ + 1][0] != '!';
+  }
+
+  static IptablesArgsError error(std::string m) {
+    return IptablesArgsError{std::move(m)};
+  }
+
+  std::optional<IptablesArgsError> word(const std::string &w) {
+    if (char c = command_of(w))
+      return command(c, w, std::nullopt);
+    // -AINPUT: a command with its chain in the same word.
+    if (w.size() > 2 && w[0] == '-' && w[1] != '-' &&
+        std::strchr("ACDIRNEP", w[1]) != nullptr)
+      return command(w[1], w.substr(0, 2), w.substr(2));
+    std::string name, value;
+    bool has_value = false;
+    if (w.size() > 2 && w.compare(0, 2, "--") == 0) {
+      const size_t eq = w.find('=');
+      name = w.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+      if (eq != std::string::npos) {
+        value = w.substr(eq + 1);
+        has_value = true;
+      }
+    } else if (w.size() >= 2 && w[0] == '-') {
+      for (const auto &o : kOwn)
+        if (o.flag == w[1] && std::strchr("t46wWvnxVh", w[1]) != nullptr) {
+          name = o.name;
+          if (w.size() > 2) {
+            if (!o.value && w[1] != 'w')
+              return rule_word(w);
+            value = w.substr(2);
+            has_value = true;
+          }
+        }
+    }
+    const OwnOption *own = nullptr;
+    for (const auto &o : kOwn)
+      if (name == o.name)
+        own = &o;
+    if (own == nullptr)
+      return rule_word(w);
+    if (own->value && !has_value) {
+      if (i_ + 1 >= args_.size())
+        return error("option \"" + w + "\" requires an argument");
+      value = args_[++i_];
+    }
+    switch (own->flag) {
+    case 't':
+      out_.table = value;
+      break;
+    case '4':
+      if (family_ == Family::ipv6)
+        return error("");
+      break;
+    case '6':
+      if (family_ == Family::ipv4)
+        return error("");
+      break;
+    case 'w':
+      out_.wait = true;
+      // An optional number of seconds, in the same word or the next
+      // (nf_tables takes no lock: nothing waits).
+      if (!has_value && has_arg())
+        value = args_[++i_];
+      break;
+    case 'W':
+      out_.wait_interval = true;
+      break;
+    case 'M':
+      break; // nf_tables loads no module through it
+    case 'v':
+      ++out_.verbose;
+      break;
+    case 'n':
+      out_.numeric = true;
+      break;
+    case 'x':
+      out_.exact = true;
+      break;
+    case 'l':
+      out_.line_numbers = true;
+      break;
+    case 'V':
+      out_.version = true;
+      break;
+    case 'h':
+      out_.help = true;
+      break;
+    }
+    return std::nullopt;
+  }
+
+  std::optional<IptablesArgsError> rule_word(const std::string &w) {
+    out_.rule.push_back(w);
+    return std::nullopt;
+  }
+
+  // Command `c`, given as `as`, with its chain in the same word when
+  // `attached`.
+  std::optional<IptablesArgsError>
+  command(char c, const std::string &as, std::optional<std::string> attached) {
+    // (getopt takes a required argument before iptables looks at the
+    // command.)
+    const bool required = std::strchr("ACDIRNEP", c) != nullptr;
+    if (required && !attached && i_ + 1 >= args_.size())
+      return error("option \"" + as + "\" requires an argument");
+    // -Z goes with -L (the listing, then the counters zeroed).
+    const bool with_list =
+        (c == 'Z' && out_.command == 'L') || (c == 'L' && out_.command == 'Z');
+    if (out_.command != 0 && !with_list)
+      return error(std::string("Cannot use -") + c + " with -" + out_.command);
+    if (with_list)
+      out_.command = 'L', out_.list_zero = true;
+    else
+      out_.command = c;
+    if (required) {
+      out_.chain = attached ? *attached : args_[++i_];
+    } else if (attached) {
+      out_.chain = *attached;
+    } else if (has_arg() && !with_list) {
+      out_.chain = args_[++i_];
+    }
+    switch (c) {
+    case 'D':
+    case 'I':
+    case 'L':
+    case 'S':
+    case 'Z':
+      if (has_arg() && (c != 'L' || !with_list)) {
+        out_.number = args_[++i_];
+        if (!rule_number(out_.number))
+          return error("Invalid rule number `" + out_.number + "'");
+      }
+      break;
+    case 'R':
+      if (!has_arg())
+        return error("-R requires a rule number");
+      out_.number = args_[++i_];
+      if (!rule_number(out_.number))
+        return error("Invalid rule number `" + out_.number + "'");
+      break;
+    case 'E':
+      if (!has_arg())
+        return error("-E requires old-chain-name and new-chain-name");
+      out_.second = args_[++i_];
+      break;
+    case 'P':
+      if (!has_arg())
+        return error("-P requires a chain and a policy");
+      out_.second = args_[++i_];
+      break;
+    default:
+      break;
+    }
+    return std::nullopt;
+  }
+
+  const std::vector<std::string> &args_;
+  Family family_;
+  IptablesArgs &out_;
+  size_t i_ = 0;
+};
+
+} // namespace
+
+std::optional<IptablesArgsError>
+read_iptables_args(const std::vector<std::string> &args, Family family,
+                   IptablesArgs &out) {
+  if (auto e = Reader(args, family, out).run())
+    return e;
+  if (out.wait_interval && !out.wait)
+    return IptablesArgsError{"--wait-interval only makes sense with --wait\n"};
+  // -n, -x and --line-numbers shape a listing: with any other command
+  // iptables refuses them (naming --line-numbers by its internal "-0").
+  if (out.command != 0 && out.command != 'L') {
+    const char *illegal = out.numeric        ? "-n"
+                          : out.exact        ? "-x"
+                          : out.line_numbers ? "-0"
+                                             : nullptr;
+    if (illegal != nullptr)
+      return IptablesArgsError{std::string("Illegal option `") + illegal +
+                               "' with this command"};
+  }
+  return std::nullopt;
+}
+
+std::string iptables_restore_line(const IptablesArgs &a) {
+  std::string line = std::string("-") + a.command;
+  if (!a.chain.empty())
+    line += " " + restore_word(a.chain);
+  if (!a.number.empty())
+    line += " " + a.number;
+  if (!a.second.empty())
+    line += " " + restore_word(a.second);
+  for (const auto &w : a.rule)
+    line += " " + restore_word(w);
+  return line;
+}
+
+} // namespace fastrestore
