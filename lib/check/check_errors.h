@@ -126,10 +126,11 @@ inline uint32_t declared_policy(const ChainDecl &d) {
 
 // -P: only a built-in chain, only ACCEPT or DROP. Returns the policy.
 inline uint32_t checked_policy(const BuiltinTable &t, const Command &cmd) {
-  if (!find_builtin_chain(t, cmd.chain))
-    line_failed(cmd.loc, "Bad built-in chain name.");
+  // (iptables-nft reads the policy before it looks for the chain.)
   if (cmd.arg != "ACCEPT" && cmd.arg != "DROP")
     line_failed(cmd.loc, "Bad policy name.");
+  if (!find_builtin_chain(t, cmd.chain))
+    line_failed(cmd.loc, "Bad built-in chain name.");
   return policy_value(cmd.arg);
 }
 

@@ -94,12 +94,12 @@ void OpPlanner::plan_noflush(Command &cmd, std::vector<Op> &out) {
       kernel_chains_.erase(cmd.chain);
     Op op = chain_op(flush ? OpKind::chain_flush : OpKind::chain_delete,
                      cmd.chain, cmd.loc, *table_);
-    if (!flush && find_builtin_chain(*table_, cmd.chain)) {
-      // An empty base chain may go; one with rules may not.
-      const Chain &c = model_chain(cmd);
-      if (!c.rules.empty())
-        chain_not_empty(cmd.loc);
-    }
+    // A base chain must be there. iptables-nft keeps one whose policy is
+    // not ACCEPT ("Directory not empty."); one that holds rules it sends,
+    // and the kernel refuses to delete it (CHAIN_DEL busy, status 4).
+    if (!flush && find_builtin_chain(*table_, cmd.chain) &&
+        !model_chain(cmd).accept())
+      chain_not_empty(cmd.loc);
     if (!flush && chain_read(cmd.chain))
       if (const Chain *c = model_.find(cmd.chain))
         op.chain_handle = c->handle;

@@ -32,7 +32,7 @@ void assert_valid_chain_name(const char *name, const NameSet *announced) {
                   XT_EXTENSION_MAXNAMELEN);
   if (*name == '-' || *name == '!')
     xtables_error(PARAMETER_PROBLEM,
-                  "chain name not allowed to start with `%c'\n", *name);
+                  "chain name not allowed to start with `%c'", *name);
   if (is_verdict_name(name) ||
       ((announced == nullptr || !announced->contains(name)) &&
        peek_target(name) != nullptr))
