@@ -1,6 +1,7 @@
 #include "iptables_args.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 #include "restore_word.h"
@@ -78,14 +79,27 @@ public:
   std::optional<IptablesArgsError> run() {
     for (i_ = 0; i_ < args_.size(); ++i_) {
       const std::string w = args_[i_];
+      // A word that is no option, right after a command's arguments or
+      // an option of the command line's own: no option's argument, so a
+      // stray one (iptables' getopt returns it alone).
+      const bool own_before = own_before_;
+      own_before_ = true;
+      if (own_before && !w.empty() && w[0] != '-' && w != "!")
+        return IptablesArgsError{"Bad argument `" + w + "'", true};
       if (bundle(w)) {
-        for (size_t k = 1; k < w.size(); ++k)
+        for (size_t k = 1; k < w.size(); ++k) {
           if (auto e = word(std::string("-") + w[k]))
             return e;
+          if (out_.version || out_.help)
+            return std::nullopt;
+        }
         continue;
       }
       if (auto e = word(w))
         return e;
+      // -V and -h answer as soon as they are read.
+      if (out_.version || out_.help)
+        return std::nullopt;
     }
     return std::nullopt;
   }
@@ -157,8 +171,13 @@ private:
       out_.wait = true;
       // An optional number of seconds, in the same word or the next
       // (nf_tables takes no lock: nothing waits).
-      if (!has_value && has_arg())
+      if (!has_value && has_arg()) {
         value = args_[++i_];
+        has_value = true;
+      }
+      if (unsigned seconds = 0;
+          has_value && std::sscanf(value.c_str(), "%u", &seconds) != 1)
+        return error("wait seconds not numeric");
       break;
     case 'W':
       out_.wait_interval = true;
@@ -168,14 +187,20 @@ private:
     case 'v':
       ++out_.verbose;
       break;
+    // -n, -x and --line-numbers shape a listing; any other command's
+    // line carries them, for the rule parser to refuse them in turn
+    // with the rule's own options, as iptables does.
     case 'n':
       out_.numeric = true;
+      out_.rule.push_back("-n");
       break;
     case 'x':
       out_.exact = true;
+      out_.rule.push_back("-x");
       break;
     case 'l':
       out_.line_numbers = true;
+      out_.rule.push_back("--line-numbers");
       break;
     case 'V':
       out_.version = true;
@@ -188,6 +213,7 @@ private:
   }
 
   std::optional<IptablesArgsError> rule_word(const std::string &w) {
+    own_before_ = false;
     out_.rule.push_back(w);
     return std::nullopt;
   }
@@ -204,14 +230,29 @@ private:
     // -Z goes with -L (the listing, then the counters zeroed).
     const bool with_list =
         (c == 'Z' && out_.command == 'L') || (c == 'L' && out_.command == 'Z');
-    if (out_.command != 0 && !with_list)
-      return error(std::string("Cannot use -") + c + " with -" + out_.command);
+    if (out_.command != 0 && !with_list) {
+      // A second command: the rule parser refuses it in its turn, after
+      // what the words before it hold (-S and -L have no rule: here).
+      if (out_.command == 'S' || out_.command == 'L')
+        return error(std::string("Cannot use -") + c + " with -" +
+                     out_.command);
+      return rule_word(as + attached.value_or(""));
+    }
     if (with_list)
       out_.command = 'L', out_.list_zero = true;
     else
       out_.command = c;
     if (required) {
       out_.chain = attached ? *attached : args_[++i_];
+      // -N's name is checked as it is read, before the words after it.
+      if (c == 'N') {
+        if (out_.chain.size() >= 29)
+          return error("chain name `" + out_.chain +
+                       "' too long (must be under 29 chars)");
+        if (out_.chain[0] == '-' || out_.chain[0] == '!')
+          return error(std::string("chain name not allowed to start with `") +
+                       out_.chain[0] + "'");
+      }
     } else if (attached) {
       out_.chain = *attached;
     } else if (has_arg() && !with_list) {
@@ -256,6 +297,7 @@ private:
   Family family_;
   IptablesArgs &out_;
   size_t i_ = 0;
+  bool own_before_ = true; // no rule option before the word
 };
 
 } // namespace
@@ -265,11 +307,13 @@ read_iptables_args(const std::vector<std::string> &args, Family family,
                    IptablesArgs &out) {
   if (auto e = Reader(args, family, out).run())
     return e;
+  if (out.version || out.help)
+    return std::nullopt;
   if (out.wait_interval && !out.wait)
     return IptablesArgsError{"--wait-interval only makes sense with --wait\n"};
-  // -n, -x and --line-numbers shape a listing: with any other command
-  // iptables refuses them (naming --line-numbers by its internal "-0").
-  if (out.command != 0 && out.command != 'L') {
+  // -S takes none of -n, -x and --line-numbers (naming --line-numbers by
+  // its internal "-0"); -L takes them all.
+  if (out.command == 'S') {
     const char *illegal = out.numeric        ? "-n"
                           : out.exact        ? "-x"
                           : out.line_numbers ? "-0"

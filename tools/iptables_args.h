@@ -30,9 +30,10 @@ struct IptablesArgs {
 };
 
 // A command line iptables refuses before it reads the kernel: its message
-// ("" when it prints only the hint) and exit status, 2.
+// ("" when it prints only the hint), with the exit status 2.
 struct IptablesArgsError {
   std::string message;
+  bool bare = false; // printed without the "iptables vVERSION: " prefix
 };
 
 // Reads `args` (after the program's name) for `family` (ipv4 or ipv6);

@@ -36,10 +36,11 @@ std::string hint(const Self &s) {
 
 // A parameter problem (status 2): "NAME vVERSION: MESSAGE", then the hint
 // (the hint alone for an empty message).
-int parameter_problem(const Self &s, const std::string &message) {
+int parameter_problem(const Self &s, const std::string &message,
+                      bool bare = false) {
   if (!message.empty())
-    std::cerr << s.tool.name << " v" << s.tool.version << ": " << message
-              << "\n";
+    std::cerr << (bare ? "" : s.tool.name + " v" + s.tool.version + ": ")
+              << message << "\n";
   std::cerr << hint(s);
   return 2;
 }
@@ -162,10 +163,10 @@ int list_rules(const Self &s, const IptablesArgs &a, nft::Transport &t,
   return 0;
 }
 
-// -v -F and -v -Z without a chain name each chain they touch: the
+// -v -F, -v -Z and -v -X without a chain name each chain they touch: the
 // built-in chains in hook order (-F makes those the kernel lacks, as
-// iptables-nft does: `make` gets their declarations), then the user
-// chains by name.
+// iptables-nft does: `make` gets their declarations; -X names none),
+// then the user chains by name.
 std::vector<std::string> every_chain(const Self &s, const IptablesArgs &a,
                                      nft::Transport &t, const BuiltinTable &bt,
                                      std::string &make) {
@@ -175,15 +176,20 @@ std::vector<std::string> every_chain(const Self &s, const IptablesArgs &a,
     if (find_builtin_chain(bt, kc.name) == nullptr)
       users.push_back(kc.name);
   std::sort(users.begin(), users.end());
-  for (const BuiltinChain *b : chains_in_hook_order(bt)) {
-    const bool exists =
-        std::any_of(kt.chains.begin(), kt.chains.end(),
-                    [&](const KernelChain &kc) { return kc.name == b->name; });
-    if (!exists && a.command == 'F')
-      make += std::string(":") + b->name + " ACCEPT\n";
-    if (exists || a.command == 'F')
+  if (a.command == 'X')
+    return users; // (an idle built-in chain goes unnamed)
+  auto exists = [&](const BuiltinChain &b) {
+    return std::any_of(
+        kt.chains.begin(), kt.chains.end(),
+        [&](const KernelChain &kc) { return kc.name == b.name; });
+  };
+  // (Made in the table's own order, named in hook order.)
+  for (int i = 0; i < bt.nchains && a.command == 'F'; ++i)
+    if (!exists(bt.chains[i]))
+      make += std::string(":") + bt.chains[i].name + " ACCEPT\n";
+  for (const BuiltinChain *b : chains_in_hook_order(bt))
+    if (a.command == 'F' || exists(*b))
       names.push_back(b->name);
-  }
   names.insert(names.end(), users.begin(), users.end());
   return names;
 }
@@ -191,13 +197,13 @@ std::vector<std::string> every_chain(const Self &s, const IptablesArgs &a,
 // A command that changes or checks the table: one --noflush block.
 int kernel_command(const Self &s, const IptablesArgs &a, nft::Transport &t,
                    const BuiltinTable &bt) {
-  const bool named = a.verbose > 0 && (a.command == 'F' || a.command == 'Z');
+  const bool named = a.verbose > 0 && std::strchr("FZX", a.command) != nullptr;
   std::string make;
   std::vector<std::string> touched;
   if (named && a.chain.empty())
     touched = every_chain(s, a, t, bt, make);
-  else if (named)
-    touched.push_back(a.chain);
+  else if (named && (a.command != 'X' || !find_builtin_chain(bt, a.chain)))
+    touched.push_back(a.chain); // (a built-in chain goes unnamed)
   RestoreConfig cfg;
   cfg.family = s.family;
   cfg.noflush = true;
@@ -212,10 +218,14 @@ int kernel_command(const Self &s, const IptablesArgs &a, nft::Transport &t,
     std::cerr << s.name << ": " << std::strerror(errno) << "\n";
     return 1;
   }
-  if (rc == 0)
+  // (Named as iptables-nft sends them: also when the kernel refuses,
+  // status 4, a busy chain.)
+  if (rc == 0 || rc == static_cast<int>(ExitCode::kernel))
     for (const auto &c : touched)
-      std::cout << (a.command == 'F' ? "Flushing" : "Zeroing") << " chain `"
-                << c << "'\n";
+      std::cout << (a.command == 'F'   ? "Flushing"
+                    : a.command == 'Z' ? "Zeroing"
+                                       : "Deleting")
+                << " chain `" << c << "'\n";
   return rc;
 }
 
@@ -240,7 +250,7 @@ int iptables_main(const Program &program, int argc, char **argv) {
   if (a.wait_interval)
     std::cerr << "Ignoring deprecated --wait-interval option.\n";
   if (error)
-    return parameter_problem(s, error->message);
+    return parameter_problem(s, error->message, error->bare);
   if (a.version) {
     std::cout << s.tool.name << " v" << s.tool.version << "\n";
     return 0;
@@ -270,7 +280,7 @@ int iptables_main(const Program &program, int argc, char **argv) {
       return list_rules(s, a, *transport, *bt);
     return kernel_command(s, a, *transport, *bt);
   } catch (const Error &e) {
-    std::cerr << format_upstream_command(e.diag(), e.more(), s.tool);
+    std::cerr << format_upstream_command(e.diag(), s.tool);
     return static_cast<int>(e.diag().code);
   }
 }

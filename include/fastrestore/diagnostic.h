@@ -105,9 +105,8 @@ std::string format_upstream(const Diagnostic &first,
 // The same for one command of the tool's command line (iptables): no
 // line, no caret display; "PROG: TEXT" for a command it refused (status
 // 1), "PROG vVERSION: TEXT" and the hint for a parameter problem (2),
-// "PROG vVERSION: " and each refused object after a space (4).
+// "PROG vVERSION:  TEXT" for the first object the kernel refused (4).
 std::string format_upstream_command(const Diagnostic &first,
-                                    const std::vector<Diagnostic> &more,
                                     const UpstreamTool &tool);
 
 } // namespace fastrestore

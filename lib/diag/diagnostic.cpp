@@ -113,7 +113,6 @@ std::string format_upstream(const Diagnostic &first,
 }
 
 std::string format_upstream_command(const Diagnostic &first,
-                                    const std::vector<Diagnostic> &more,
                                     const UpstreamTool &tool) {
   const std::string prefix = tool_prefix(tool);
   std::string out;
@@ -136,11 +135,8 @@ std::string format_upstream_command(const Diagnostic &first,
     out += "\n";
     break;
   case Frame::kernel:
-    // Every object the kernel refused, each after a space.
-    out = prefix + " " + text(first);
-    for (const Diagnostic &d : more)
-      out += " " + text(d);
-    out += "\n";
+    // The first object the kernel refused (a restore names each).
+    out = prefix + " " + text(first) + "\n";
     break;
   }
   if (first.code == ExitCode::parameter)

@@ -78,7 +78,7 @@ void print_restore_error(const Error &e,
                          const std::function<std::string(int)> &line,
                          const RestoreConfig &cfg, std::ostream &err) {
   if (!cfg.upstream.name.empty() && cfg.command_line) {
-    err << format_upstream_command(e.diag(), e.more(), cfg.upstream);
+    err << format_upstream_command(e.diag(), cfg.upstream);
     return;
   }
   if (!cfg.upstream.name.empty()) {

@@ -308,21 +308,35 @@ private:
     // parsed every line: a planning refusal waits for the later lines'
     // parse errors (see held_refusals.h). An entry refused, or left to
     // the whole-block model, is still encoded now (check_encoding).
-    // iptables -v -C, -D and -R print the rule they found or put.
+    // iptables -v prints -A's rule even when the chain turns out missing
+    // (status 1, found after it printed; not a jump to a missing chain,
+    // status 2, found before), -C's and -D's once found; the others as
+    // their operations go (below).
+    const bool iptables_v = cfg_.command_line && cfg_.verbose &&
+                            cfg_.family != Family::bridge && e.cmd;
+    const bool append_v = iptables_v && e.cmd->kind == CommandKind::append;
     std::vector<Rule> shown;
-    if (cfg_.command_line && cfg_.verbose && cfg_.family != Family::bridge &&
-        e.cmd &&
-        (e.cmd->kind == CommandKind::check ||
-         e.cmd->kind == CommandKind::remove))
+    if (append_v || (iptables_v && (e.cmd->kind == CommandKind::check ||
+                                    e.cmd->kind == CommandKind::remove)))
       shown = e.cmd->rules;
-    const bool refused =
-        refusals_.run([&] { planned = plan(std::move(e)); }, true);
+    ExitCode refusal = ExitCode::ok;
+    const bool refused = refusals_.run(
+        [&] {
+          try {
+            planned = plan(std::move(e));
+          } catch (const Error &err) {
+            refusal = err.diag().code;
+            throw;
+          }
+        },
+        true);
     if (refused || !planned)
       check_encoding(e);
+    if (planned || (append_v && refusal == ExitCode::format))
+      for (const Rule &r : shown)
+        print_rule_verbose(r, cfg_.family);
     if (!planned)
       return;
-    for (const Rule &r : shown)
-      print_rule_verbose(r, cfg_.family);
     // Encoding refusals are iptables-nft's parse errors: not held.
     for (const auto &op : ops_) {
       if (coalescer_ != nullptr)
@@ -331,7 +345,7 @@ private:
         incremental_->note_op(op);
       // ebtables -v -A (a --noflush block of one command) prints the rule
       // too.
-      if (cfg_.verbose && (!cfg_.noflush || cfg_.command_line) &&
+      if (cfg_.verbose && (!cfg_.noflush || cfg_.command_line) && !append_v &&
           (op.kind == OpKind::rule_append || op.kind == OpKind::rule_insert ||
            (cfg_.command_line && (op.kind == OpKind::rule_insert_before ||
                                   op.kind == OpKind::rule_replace))))

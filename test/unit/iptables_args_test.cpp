@@ -68,18 +68,23 @@ TEST_CASE("iptables args: long options, bundles, attached values",
 
 TEST_CASE("iptables args: refusals before the kernel is read",
           "[iptables_args]") {
-  CHECK(refusal({"-A", "INPUT", "-D", "INPUT"}) == "Cannot use -D with -A");
+  CHECK(refusal({"-S", "-D", "INPUT"}) == "Cannot use -D with -S");
+  // After a command whose line the rule parser reads, a second command
+  // is its to refuse, in its turn.
+  CHECK(read({"-A", "INPUT", "-D", "INPUT"}).rule == Words{"-D", "INPUT"});
   CHECK(refusal({"-L", "-A"}) == "option \"-A\" requires an argument");
   CHECK(refusal({"-R", "INPUT"}) == "-R requires a rule number");
   CHECK(refusal({"-S", "INPUT", "0"}) == "Invalid rule number `0'");
   CHECK(refusal({"-P", "INPUT"}) == "-P requires a chain and a policy");
   CHECK(refusal({"-E", "x"}) ==
         "-E requires old-chain-name and new-chain-name");
-  CHECK(refusal({"-n", "-A", "INPUT"}) ==
-        "Illegal option `-n' with this command");
   CHECK(refusal({"-nvS"}) == "Illegal option `-n' with this command");
-  CHECK(refusal({"--line-numbers", "-F"}) ==
+  CHECK(refusal({"--line-numbers", "-S"}) ==
         "Illegal option `-0' with this command");
+  // Another command's line carries them, for the rule parser to refuse.
+  CHECK(read({"-n", "-A", "INPUT", "-j", "ACCEPT"}).rule ==
+        Words{"-n", "-j", "ACCEPT"});
+  CHECK(refusal({"-F", "INPUT", "extra"}) == "Bad argument `extra'");
   CHECK(refusal({"-6", "-A", "INPUT"}).empty());
   CHECK(refusal({"-4", "-S"}, Family::ipv6).empty());
   CHECK(refusal({"-W", "5", "-S"}) ==
