@@ -100,6 +100,10 @@ public:
       // -V and -h answer as soon as they are read.
       if (out_.version || out_.help)
         return std::nullopt;
+      if (stop_) {
+        out_.rule.insert(out_.rule.end(), args_.begin() + i_ + 1, args_.end());
+        return std::nullopt;
+      }
     }
     return std::nullopt;
   }
@@ -191,17 +195,11 @@ private:
     // line carries them, for the rule parser to refuse them in turn
     // with the rule's own options, as iptables does.
     case 'n':
-      out_.numeric = true;
-      out_.rule.push_back("-n");
-      break;
+      return listing_option(out_.numeric, "-n", 'n');
     case 'x':
-      out_.exact = true;
-      out_.rule.push_back("-x");
-      break;
+      return listing_option(out_.exact, "-x", 'x');
     case 'l':
-      out_.line_numbers = true;
-      out_.rule.push_back("--line-numbers");
-      break;
+      return listing_option(out_.line_numbers, "--line-numbers", '0');
     case 'V':
       out_.version = true;
       break;
@@ -209,6 +207,26 @@ private:
       out_.help = true;
       break;
     }
+    return std::nullopt;
+  }
+
+  // -n, -x or --line-numbers (`letter` as iptables names it) sets `flag`
+  // and goes in the line. Given twice, iptables refuses it there: here
+  // too, unless a rule word before it is still to be checked (then the
+  // rule parser says which comes first).
+  std::optional<IptablesArgsError> listing_option(bool &flag, const char *as,
+                                                  char letter) {
+    if (flag) {
+      const bool pending =
+          std::any_of(out_.rule.begin(), out_.rule.end(), [](const auto &w) {
+            return w != "-n" && w != "-x" && w != "--line-numbers";
+          });
+      if (!pending)
+        return error(std::string("multiple -") + letter + " flags not allowed");
+      stop_ = true;
+    }
+    flag = true;
+    out_.rule.push_back(as);
     return std::nullopt;
   }
 
@@ -227,19 +245,27 @@ private:
     const bool required = std::strchr("ACDIRNEP", c) != nullptr;
     if (required && !attached && i_ + 1 >= args_.size())
       return error("option \"" + as + "\" requires an argument");
-    // -Z goes with -L (the listing, then the counters zeroed).
+    // -Z goes with -L or -S (the listing, then the counters zeroed).
+    auto listing = [](char x) { return x == 'L' || x == 'S'; };
     const bool with_list =
-        (c == 'Z' && out_.command == 'L') || (c == 'L' && out_.command == 'Z');
+        !out_.list_zero && ((c == 'Z' && listing(out_.command)) ||
+                            (listing(c) && out_.command == 'Z'));
     if (out_.command != 0 && !with_list) {
       // A second command: the rule parser refuses it in its turn, after
       // what the words before it hold (-S and -L have no rule: here).
-      if (out_.command == 'S' || out_.command == 'L')
-        return error(std::string("Cannot use -") + c + " with -" +
-                     out_.command);
+      // iptables names the highest command given that does not go with
+      // it: -Z's over -L's.
+      if (listing(out_.command)) {
+        const char other = out_.list_zero && !listing(c) ? 'Z' : out_.command;
+        return error(std::string("Cannot use -") + c + " with -" + other);
+      }
+      // (The words after it go to the rule parser as they are: iptables
+      // stops there, once the command has its argument.)
+      stop_ = true;
       return rule_word(as + attached.value_or(""));
     }
     if (with_list)
-      out_.command = 'L', out_.list_zero = true;
+      out_.command = listing(c) ? c : out_.command, out_.list_zero = true;
     else
       out_.command = c;
     if (required) {
@@ -255,7 +281,7 @@ private:
       }
     } else if (attached) {
       out_.chain = *attached;
-    } else if (has_arg() && !with_list) {
+    } else if (has_arg()) {
       out_.chain = args_[++i_];
     }
     switch (c) {
@@ -264,10 +290,14 @@ private:
     case 'L':
     case 'S':
     case 'Z':
-      if (has_arg() && (c != 'L' || !with_list)) {
+      if (has_arg()) {
         out_.number = args_[++i_];
         if (!rule_number(out_.number))
           return error("Invalid rule number `" + out_.number + "'");
+        out_.zero_rule = c == 'Z';
+        // (iptables sets -Z N's command over -L's: no listing then.)
+        if (c == 'Z' && with_list)
+          out_.command = 'Z', out_.list_zero = false;
       }
       break;
     case 'R':
@@ -298,6 +328,7 @@ private:
   IptablesArgs &out_;
   size_t i_ = 0;
   bool own_before_ = true; // no rule option before the word
+  bool stop_ = false;      // a second command, for the rule parser to refuse
 };
 
 } // namespace

@@ -21,7 +21,8 @@ struct IptablesArgs {
   std::string number; // -D/-I/-R/-L/-S/-Z's rule number, as given
   std::string second; // -P's policy, -E's new name
   std::vector<std::string> rule; // the rest, in order
-  bool list_zero = false;        // -L with -Z
+  bool list_zero = false;        // -L or -S with -Z
+  bool zero_rule = false;        // the number came with -Z (one rule's)
   int verbose = 0;
   bool numeric = false, exact = false, line_numbers = false;
   bool version = false, help = false;

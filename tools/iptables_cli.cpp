@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "fastrestore/ip_list.h"
 #include "fastrestore/kernel_state.h"
 #include "fastrestore/restore.h"
 #include "fastrestore/tables.h"
@@ -51,9 +52,11 @@ const char kUsage[] =
     "       (or the program invoked as iptables, ip6tables, iptables-nft,\n"
     "       ip6tables-nft)\n"
     "Commands: -A CHAIN RULE, -C CHAIN RULE, -D CHAIN RULE, -D CHAIN N,\n"
-    "  -I CHAIN [N] RULE, -R CHAIN N RULE, -S [CHAIN [N]], -F [CHAIN],\n"
-    "  -Z [CHAIN], -N CHAIN, -X [CHAIN], -P CHAIN POLICY, -E OLD NEW.\n"
-    "Options: -4, -6, -v, -w [SECONDS], -W USEC, --modprobe CMD, -V.\n"
+    "  -I CHAIN [N] RULE, -R CHAIN N RULE, -L [CHAIN [N]], -S [CHAIN [N]],\n"
+    "  -F [CHAIN], -Z [CHAIN [N]], -N CHAIN, -X [CHAIN], -P CHAIN POLICY,\n"
+    "  -E OLD NEW.\n"
+    "Options: -4, -6, -v, -n, -x, --line-numbers, -w [SECONDS], -W USEC,\n"
+    "  --modprobe CMD, -V.\n"
     "Rules are written as for iptables, every match and target through\n"
     "the installed libxtables plugins; each command is one nf_tables\n"
     "transaction that reads only the chain it names.\n";
@@ -111,6 +114,37 @@ bool named(const std::string &out, const std::string &chain) {
   return name == chain;
 }
 
+bool has_chain(const KernelTable &kt, const std::string &name) {
+  return std::any_of(kt.chains.begin(), kt.chains.end(),
+                     [&](const KernelChain &c) { return c.name == name; });
+}
+
+// The save lines of the chains `kt` holds (its table's lines too), with
+// the counters when `counters`; 0, or the save's status with its message
+// printed.
+int save_lines(const Self &s, const std::string &table, KernelTable &kt,
+               bool counters, std::vector<std::string> &lines) {
+  kt.name = table;
+  kt.exists = true;
+  TextSaveOptions opts;
+  opts.family = s.family;
+  opts.counters = counters;
+  std::string text, error;
+  if (const int rc = table_save_text(opts, kt, text, &error); rc != 0) {
+    std::cerr << s.name << ": " << error << "\n";
+    return rc;
+  }
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos)
+      end = text.size();
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return 0;
+}
+
 // -S [CHAIN [N]]: the chain named (only it is read), or every chain of
 // the table, in iptables-save's order; a built-in chain the kernel lacks
 // as iptables-nft shows it (policy ACCEPT, no rules), as the save does.
@@ -119,36 +153,19 @@ int list_rules(const Self &s, const IptablesArgs &a, nft::Transport &t,
   KernelTable kt = a.chain.empty()
                        ? t.read_table(s.nfproto(), a.table)
                        : t.read_chains(s.nfproto(), a.table, {a.chain});
-  const bool listed =
-      std::any_of(kt.chains.begin(), kt.chains.end(),
-                  [&](const KernelChain &c) { return c.name == a.chain; });
-  if (!a.chain.empty() && !listed &&
+  if (!a.chain.empty() && !has_chain(kt, a.chain) &&
       find_builtin_chain(bt, a.chain) == nullptr) {
     std::cerr << s.tool.name << " v" << s.tool.version << ": chain `" << a.chain
               << "' in table `" << a.table
               << "' is incompatible, use 'nft' tool.\n";
     return 1;
   }
-  kt.name = a.table;
-  kt.exists = true;
-  TextSaveOptions opts;
-  opts.family = s.family;
-  opts.counters = a.verbose > 0;
-  std::string text, error;
-  const int rc = table_save_text(opts, kt, text, &error);
-  if (rc != 0) {
-    std::cerr << s.name << ": " << error << "\n";
+  std::vector<std::string> lines;
+  if (const int rc = save_lines(s, a.table, kt, a.verbose > 0, lines); rc != 0)
     return rc;
-  }
   const size_t wanted = a.number.empty() ? 0 : std::stoul(a.number);
   size_t rule = 0;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos)
-      end = text.size();
-    const std::string line = text.substr(start, end - start);
-    start = end + 1;
+  for (const std::string &line : lines) {
     const std::string out = list_rule_line(line, a.verbose > 0);
     if (out.empty())
       continue;
@@ -163,14 +180,88 @@ int list_rules(const Self &s, const IptablesArgs &a, nft::Transport &t,
   return 0;
 }
 
+// The restore's settings for a one-line block of the command line.
+RestoreConfig command_config(const Self &s) {
+  RestoreConfig cfg;
+  cfg.family = s.family;
+  cfg.noflush = true;
+  cfg.command_line = true;
+  cfg.input_name = s.name;
+  cfg.upstream = s.tool;
+  return cfg;
+}
+
+// -Z CHAIN N: rule N put back in its place with its counters zeroed, as
+// iptables-nft does it (the rule as it reads it, sent as a replacement
+// that keeps its handle): here its save text as -R. A missing chain is
+// `Bad rule' (status 1); a rule number past the chain's end does nothing.
+int zero_rule(const Self &s, const IptablesArgs &a, nft::Transport &t,
+              const BuiltinTable &bt) {
+  KernelTable kt = t.read_chains(s.nfproto(), a.table, {a.chain});
+  if (!has_chain(kt, a.chain)) {
+    // iptables-nft's message comes from the errno its reads left: its
+    // last read is of the table's built-in chain last by name, which
+    // leaves EINVAL when that chain exists (a built-in chain named).
+    std::string last;
+    for (int i = 0; i < bt.nchains; ++i)
+      last = std::max(last, std::string(bt.chains[i].name));
+    const bool einval =
+        find_builtin_chain(bt, a.chain) != nullptr &&
+        has_chain(t.read_chain_list(s.nfproto(), a.table), last);
+    std::cerr << s.name
+              << (einval ? ": Incompatible with this kernel.\n"
+                         : ": Bad rule (does a matching rule exist in that "
+                           "chain?).\n");
+    return 1;
+  }
+  std::vector<std::string> lines;
+  if (const int rc = save_lines(s, a.table, kt, false, lines); rc != 0)
+    return rc;
+  const std::string head = "-A " + a.chain + " ";
+  const size_t wanted = std::stoul(a.number);
+  size_t n = 0;
+  for (const std::string &line : lines) {
+    if (line.compare(0, head.size(), head) != 0 || ++n != wanted)
+      continue;
+    const std::string block = "*" + a.table + "\n-R " + a.chain + " " +
+                              a.number + line.substr(head.size() - 1) +
+                              "\nCOMMIT\n";
+    return run_restore_text(block, command_config(s), &t, std::cerr);
+  }
+  return 0;
+}
+
+// -L [CHAIN [N]]: the chain named (only it is read), or every chain of
+// the table, as iptables -L prints them.
+int list_entries(const Self &s, const IptablesArgs &a, nft::Transport &t) {
+  KernelTable kt = a.chain.empty()
+                       ? t.read_table(s.nfproto(), a.table)
+                       : t.read_chains(s.nfproto(), a.table, {a.chain});
+  IpListOptions o;
+  o.family = s.family;
+  o.table = a.table;
+  o.chain = a.chain;
+  o.rule = a.number.empty() ? 0 : static_cast<unsigned>(std::stoul(a.number));
+  o.verbose = a.verbose > 0;
+  o.numeric = a.numeric;
+  o.exact = a.exact;
+  o.line_numbers = a.line_numbers;
+  std::string error;
+  const int rc = iptables_list(o, kt, &error);
+  if (rc != 0)
+    std::cerr << s.tool.name << " v" << s.tool.version << ": " << error << "\n";
+  return rc;
+}
+
 // -v -F, -v -Z and -v -X without a chain name each chain they touch: the
-// built-in chains in hook order (-F makes those the kernel lacks, as
-// iptables-nft does: `make` gets their declarations; -X names none),
-// then the user chains by name.
+// built-in chains in hook order (-F and -L -Z make those the kernel
+// lacks, as iptables-nft does: `make` gets their declarations; -X names
+// none), then the user chains by name.
 std::vector<std::string> every_chain(const Self &s, const IptablesArgs &a,
                                      nft::Transport &t, const BuiltinTable &bt,
-                                     std::string &make) {
+                                     std::string &make, bool &table_exists) {
   const KernelTable kt = t.read_chain_list(s.nfproto(), a.table);
+  table_exists = kt.exists;
   std::vector<std::string> names, users;
   for (const auto &kc : kt.chains)
     if (find_builtin_chain(bt, kc.name) == nullptr)
@@ -178,20 +269,53 @@ std::vector<std::string> every_chain(const Self &s, const IptablesArgs &a,
   std::sort(users.begin(), users.end());
   if (a.command == 'X')
     return users; // (an idle built-in chain goes unnamed)
-  auto exists = [&](const BuiltinChain &b) {
-    return std::any_of(
-        kt.chains.begin(), kt.chains.end(),
-        [&](const KernelChain &kc) { return kc.name == b.name; });
-  };
-  // (Made in the table's own order, named in hook order.)
+  const bool made = a.command == 'F' || a.list_zero;
+  // (-F makes them in the table's own order, -L -Z in hook order; both
+  // name them in hook order.)
   for (int i = 0; i < bt.nchains && a.command == 'F'; ++i)
-    if (!exists(bt.chains[i]))
+    if (!has_chain(kt, bt.chains[i].name))
       make += std::string(":") + bt.chains[i].name + " ACCEPT\n";
-  for (const BuiltinChain *b : chains_in_hook_order(bt))
-    if (a.command == 'F' || exists(*b))
+  for (const BuiltinChain *b : chains_in_hook_order(bt)) {
+    if (a.list_zero && !has_chain(kt, b->name))
+      make += std::string(":") + b->name + " ACCEPT\n";
+    if (made || has_chain(kt, b->name))
       names.push_back(b->name);
+  }
   names.insert(names.end(), users.begin(), users.end());
   return names;
+}
+
+// -v -F, -Z, -X: "Flushing chain `NAME'" a chain.
+void print_touched(const IptablesArgs &a,
+                   const std::vector<std::string> &touched) {
+  for (const auto &c : touched)
+    std::cout << (a.command == 'F'   ? "Flushing"
+                  : a.command == 'Z' ? "Zeroing"
+                                     : "Deleting")
+              << " chain `" << c << "'\n";
+}
+
+// A listing's words other than its own options (-n, -x, --line-numbers),
+// checked as iptables checks them: by the rule parser, whose -L and -S
+// lines change nothing (-Z CHAIN N takes the options -S takes). 0 when
+// they pass.
+int check_listing_words(const Self &s, IptablesArgs a, nft::Transport &t) {
+  // (-L's own options alone and once each need no parser.)
+  std::vector<std::string> words = a.rule;
+  std::sort(words.begin(), words.end());
+  const bool own =
+      a.command == 'L' &&
+      std::adjacent_find(words.begin(), words.end()) == words.end() &&
+      std::all_of(words.begin(), words.end(), [](const auto &w) {
+        return w == "-n" || w == "-x" || w == "--line-numbers";
+      });
+  if (a.rule.empty() || own)
+    return 0;
+  if (a.command == 'Z')
+    a.command = 'S';
+  const std::string text =
+      "*" + a.table + "\n" + iptables_restore_line(a) + "\nCOMMIT\n";
+  return run_restore_text(text, command_config(s), &t, std::cerr);
 }
 
 // A command that changes or checks the table: one --noflush block.
@@ -200,16 +324,30 @@ int kernel_command(const Self &s, const IptablesArgs &a, nft::Transport &t,
   const bool named = a.verbose > 0 && std::strchr("FZX", a.command) != nullptr;
   std::string make;
   std::vector<std::string> touched;
-  if (named && a.chain.empty())
-    touched = every_chain(s, a, t, bt, make);
+  bool table_exists = true;
+  if ((named || a.list_zero) && a.chain.empty())
+    touched = every_chain(s, a, t, bt, make, table_exists);
   else if (named && (a.command != 'X' || !find_builtin_chain(bt, a.chain)))
     touched.push_back(a.chain); // (a built-in chain goes unnamed)
-  RestoreConfig cfg;
-  cfg.family = s.family;
-  cfg.noflush = true;
-  cfg.command_line = true;
-  cfg.input_name = s.name;
-  cfg.upstream = s.tool;
+  if (a.list_zero && !a.chain.empty() && find_builtin_chain(bt, a.chain)) {
+    const KernelTable kt = t.read_chains(s.nfproto(), a.table, {a.chain});
+    table_exists = kt.exists;
+    if (!has_chain(kt, a.chain))
+      make = ":" + a.chain + " ACCEPT\n";
+  }
+  if (!named)
+    touched.clear();
+  // -L -Z zeroes the built-in chains the listing made up, which creates
+  // them; in a table the kernel lacks, iptables-nft's first such zeroing
+  // fails (status 4).
+  if (a.list_zero && !make.empty() && !table_exists) {
+    print_touched(a, touched);
+    std::cerr << s.tool.name << " v" << s.tool.version
+              << ":  CHAIN_ZERO failed (No such file or directory): chain "
+              << make.substr(1, make.find(' ') - 1) << "\n";
+    return static_cast<int>(ExitCode::kernel);
+  }
+  RestoreConfig cfg = command_config(s);
   cfg.verbose = a.verbose > 0 && std::strchr("ACDIR", a.command) ? 1 : 0;
   const std::string text =
       "*" + a.table + "\n" + make + iptables_restore_line(a) + "\nCOMMIT\n";
@@ -221,11 +359,7 @@ int kernel_command(const Self &s, const IptablesArgs &a, nft::Transport &t,
   // (Named as iptables-nft sends them: also when the kernel refuses,
   // status 4, a busy chain.)
   if (rc == 0 || rc == static_cast<int>(ExitCode::kernel))
-    for (const auto &c : touched)
-      std::cout << (a.command == 'F'   ? "Flushing"
-                    : a.command == 'Z' ? "Zeroing"
-                                       : "Deleting")
-                << " chain `" << c << "'\n";
+    print_touched(a, touched);
   return rc;
 }
 
@@ -243,6 +377,9 @@ int iptables_main(const Program &program, int argc, char **argv) {
   }
   s.name = s.family == Family::ipv6 ? "ip6tables" : "iptables";
   s.tool = {s.name, std::string(FASTRESTORE_IPTABLES_VERSION) + " (nf_tables)"};
+  // Standard output is written out at exit as iptables' is (stderr does
+  // not flush it first).
+  std::cerr.tie(nullptr);
   std::vector<std::string> args(argv + first, argv + argc);
   IptablesArgs a;
   const auto error = read_iptables_args(args, s.family, a);
@@ -269,15 +406,27 @@ int iptables_main(const Program &program, int argc, char **argv) {
               << " or your kernel needs to be upgraded.\n";
     return 3;
   }
-  if (a.command == 'L')
-    return parameter_problem(
-        s, "-L is not in fastrestore's iptables command line yet; -S "
-           "lists the rules");
   std::unique_ptr<nft::Transport> transport;
   try {
     transport = nft::make_netlink_transport();
-    if (a.command == 'S')
-      return list_rules(s, a, *transport, *bt);
+    if (a.command == 'S' || a.command == 'L' || a.zero_rule)
+      if (const int rc = check_listing_words(s, a, *transport); rc != 0)
+        return rc;
+    if (a.command == 'S' || a.command == 'L') {
+      const int rc = a.command == 'S' ? list_rules(s, a, *transport, *bt)
+                                      : list_entries(s, a, *transport);
+      if (rc != 0 || !a.list_zero)
+        return rc;
+      IptablesArgs zero = a; // then the counters zeroed, as -Z does
+      zero.command = 'Z';
+      zero.rule.clear(); // (-n, -x, --line-numbers: the listing's)
+      if (zero.zero_rule)
+        return zero_rule(s, zero, *transport, *bt);
+      zero.number.clear(); // (-L CHAIN N -Z: the whole chain's)
+      return kernel_command(s, zero, *transport, *bt);
+    }
+    if (a.command == 'Z' && !a.number.empty())
+      return zero_rule(s, a, *transport, *bt);
     return kernel_command(s, a, *transport, *bt);
   } catch (const Error &e) {
     std::cerr << format_upstream_command(e.diag(), s.tool);

@@ -23,6 +23,9 @@ struct KernelChain {
   bool has_policy = false;
   uint32_t policy = 0;
   uint64_t packets = 0, bytes = 0; // a base chain's counters
+  // The kernel's use count: the chain's rules plus the jumps and gotos to
+  // it (iptables -L prints the difference as its references).
+  uint32_t use = 0;
   // The chain's rules in order (handles), and each rule as the kernel
   // dumped it (an NFT_MSG_NEWRULE message), when the table was read with
   // its rules: for -D / -C by rule specification and for -Z.

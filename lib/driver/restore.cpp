@@ -143,8 +143,10 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
       }
       parser_of_rules = std::make_unique<EbParser>();
     } else {
-      parser_of_rules =
+      auto xt =
           std::make_unique<XtParser>(cfg.family, make_netlink_revision_probe());
+      xt->set_listing(cfg.command_line);
+      parser_of_rules = std::move(xt);
     }
     RuleParser &xt = *parser_of_rules;
     source = std::make_unique<TextSource>(text, xt, cfg);

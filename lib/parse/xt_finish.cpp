@@ -190,6 +190,10 @@ Command XtRuleState::finish(int line) {
                     chain_.c_str());
   }
 
+  if (command_ & (CMD_LIST | CMD_LIST_RULES)) {
+    cmd.kind = CommandKind::none; // (checked only: see allow_listing)
+    return cmd;
+  }
   cmd.chain = chain_;
   cmd.rulenum = rulenum_;
   switch (command_) {

@@ -104,6 +104,17 @@ void XtRuleState::run() {
       break;
     case 'L':
     case 'S': {
+      if (listing_) {
+        add_command(c == 'L' ? CMD_LIST : CMD_LIST_RULES,
+                    CMD_ZERO | CMD_ZERO_NUM, invert_);
+        if (optarg)
+          chain_ = optarg;
+        else if (has_arg())
+          chain_ = argv[optind++];
+        if (has_arg())
+          rulenum_ = parse_rulenum(argv[optind++]);
+        break;
+      }
       const std::string ours = std::string("-") + static_cast<char>(c) +
                                " (listing) is not a restore command";
       // iptables-restore takes it for a second command when a line has one

@@ -74,6 +74,8 @@ Command XtParser::parse(std::vector<Token> &words, const std::string &table,
     return cmd;
   switch_xtables(family_);
   XtRuleState st(family_, table, words, counters, &fast_->chains());
+  if (listing_)
+    st.allow_listing();
   try {
     st.run();
     return st.finish(line);

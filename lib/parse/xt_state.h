@@ -87,6 +87,11 @@ public:
   XtRuleState(const XtRuleState &) = delete;
   XtRuleState &operator=(const XtRuleState &) = delete;
 
+  // -L and -S are read as the iptables command line reads them (their
+  // chain, number and options checked; the line then does nothing):
+  // the command line checks a listing's words so.
+  void allow_listing() { listing_ = true; }
+
   // The option loop; throws through the libxtables error callback.
   void run();
   // Checks after the loop and conversion to IR.
@@ -120,6 +125,7 @@ private:
 
   // Parse results, as iptables' xt_cmd_parse / iptables_command_state.
   unsigned command_ = 0;
+  bool listing_ = false; // allow_listing()
   unsigned options_ = 0;
   uint16_t invflags_ = 0;
   bool invert_ = false;

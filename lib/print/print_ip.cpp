@@ -1,3 +1,4 @@
+#include "ip_entry.h"
 #include "print/save_print.h"
 
 // glibc's network headers before the kernel's, or they collide.
@@ -83,6 +84,37 @@ void save_iface(char letter, const char *iface, const unsigned char *mask,
 
 } // namespace
 
+IpEntry::IpEntry(const SavedRule &r, Family family) {
+  if (family == Family::ipv4) {
+    auto &e = *reinterpret_cast<ipt_entry *>(buf_);
+    std::memcpy(&e.ip.src, r.src.data(), 4);
+    std::memcpy(&e.ip.dst, r.dst.data(), 4);
+    std::memcpy(&e.ip.smsk, r.smsk.data(), 4);
+    std::memcpy(&e.ip.dmsk, r.dmsk.data(), 4);
+    std::memcpy(e.ip.iniface, r.iniface.data(), IFNAMSIZ);
+    std::memcpy(e.ip.outiface, r.outiface.data(), IFNAMSIZ);
+    std::memcpy(e.ip.iniface_mask, r.inmask.data(), IFNAMSIZ);
+    std::memcpy(e.ip.outiface_mask, r.outmask.data(), IFNAMSIZ);
+    e.ip.proto = r.proto;
+    e.ip.flags = static_cast<uint8_t>((r.frag ? IPT_F_FRAG : 0) |
+                                      (r.go ? IPT_F_GOTO : 0));
+    e.ip.invflags = r.invflags;
+  } else {
+    auto &e = *reinterpret_cast<ip6t_entry *>(buf_);
+    std::memcpy(&e.ipv6.src, r.src.data(), 16);
+    std::memcpy(&e.ipv6.dst, r.dst.data(), 16);
+    std::memcpy(&e.ipv6.smsk, r.smsk.data(), 16);
+    std::memcpy(&e.ipv6.dmsk, r.dmsk.data(), 16);
+    std::memcpy(e.ipv6.iniface, r.iniface.data(), IFNAMSIZ);
+    std::memcpy(e.ipv6.outiface, r.outiface.data(), IFNAMSIZ);
+    std::memcpy(e.ipv6.iniface_mask, r.inmask.data(), IFNAMSIZ);
+    std::memcpy(e.ipv6.outiface_mask, r.outmask.data(), IFNAMSIZ);
+    e.ipv6.proto = r.proto;
+    e.ipv6.flags = r.go ? IP6T_F_GOTO : 0;
+    e.ipv6.invflags = r.invflags;
+  }
+}
+
 const char *proto_name(uint8_t proto) {
   for (unsigned i = 0; xtables_chain_protos[i].name != nullptr; ++i)
     if (xtables_chain_protos[i].num == proto)
@@ -135,44 +167,14 @@ void print_ip_base(const SavedRule &r, Family family) {
 
 void print_ip_rule(const std::string &chain, const SavedRule &r, Family family,
                    bool counters) {
-  const bool v4 = family == Family::ipv4;
   if (counters)
     printf("[%" PRIu64 ":%" PRIu64 "] ", r.packets, r.bytes);
   printf("-A %s", chain.c_str());
   print_ip_base(r, family);
 
   // The plugins read the base fields from the rule's ipt_entry / ip6t_entry.
-  ipt_entry e4{};
-  ip6t_entry e6{};
-  const void *fw;
-  if (v4) {
-    std::memcpy(&e4.ip.src, r.src.data(), 4);
-    std::memcpy(&e4.ip.dst, r.dst.data(), 4);
-    std::memcpy(&e4.ip.smsk, r.smsk.data(), 4);
-    std::memcpy(&e4.ip.dmsk, r.dmsk.data(), 4);
-    std::memcpy(e4.ip.iniface, r.iniface.data(), IFNAMSIZ);
-    std::memcpy(e4.ip.outiface, r.outiface.data(), IFNAMSIZ);
-    std::memcpy(e4.ip.iniface_mask, r.inmask.data(), IFNAMSIZ);
-    std::memcpy(e4.ip.outiface_mask, r.outmask.data(), IFNAMSIZ);
-    e4.ip.proto = r.proto;
-    e4.ip.flags = static_cast<uint8_t>((r.frag ? IPT_F_FRAG : 0) |
-                                       (r.go ? IPT_F_GOTO : 0));
-    e4.ip.invflags = r.invflags;
-    fw = &e4;
-  } else {
-    std::memcpy(&e6.ipv6.src, r.src.data(), 16);
-    std::memcpy(&e6.ipv6.dst, r.dst.data(), 16);
-    std::memcpy(&e6.ipv6.smsk, r.smsk.data(), 16);
-    std::memcpy(&e6.ipv6.dmsk, r.dmsk.data(), 16);
-    std::memcpy(e6.ipv6.iniface, r.iniface.data(), IFNAMSIZ);
-    std::memcpy(e6.ipv6.outiface, r.outiface.data(), IFNAMSIZ);
-    std::memcpy(e6.ipv6.iniface_mask, r.inmask.data(), IFNAMSIZ);
-    std::memcpy(e6.ipv6.outiface_mask, r.outmask.data(), IFNAMSIZ);
-    e6.ipv6.proto = r.proto;
-    e6.ipv6.flags = r.go ? IP6T_F_GOTO : 0;
-    e6.ipv6.invflags = r.invflags;
-    fw = &e6;
-  }
+  const IpEntry entry(r, family);
+  const void *fw = entry.fw();
   for (const auto &m : r.matches) {
     auto *p = static_cast<xtables_match *>(m.plugin);
     auto *em = reinterpret_cast<const xt_entry_match *>(m.entry.data());

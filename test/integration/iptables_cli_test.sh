@@ -134,6 +134,42 @@ cat > "$tmp/commands4" <<'CMDS'
 -t mangle -A POSTROUTING -p tcp --tcp-flags SYN,RST SYN -j TCPMSS --clamp-mss-to-pmtu
 -t nat -A PREROUTING -p tcp --dport 8080 -j DNAT --to-destination 10.0.0.2:80
 -t nat -A POSTROUTING -s 10.0.0.0/24 ! -d 10.0.0.0/24 -j SNAT --to-source 192.0.2.1
+-A INPUT -p tcp -c 5 10 -j ACCEPT
+-A INPUT -c 123456789 98765432100 -j DROP
+-N jumped
+-A INPUT -j jumped
+-A FORWARD -g jumped
+-L
+-L -n
+-L -v
+-nvL --line-numbers
+-L -v -x
+-L INPUT
+-L INPUT 2 -v
+-L INPUT 99
+-L jumped
+-L nochain
+-t nat -L -n
+-t raw -L
+-t mangle -L POSTROUTING -n -v
+-L -p tcp
+-L -m tcp --dport 22
+-L -n -n
+-L -c 1 2
+-L -Z -L
+-L -S
+-Z INPUT 1
+-Z INPUT 99
+-Z nochain 1
+-Z INPUT 1 -n
+-Z INPUT 2 -L -v
+-L -Z INPUT 2
+-S -v INPUT
+-L INPUT -Z -v
+-S -Z
+-L -Z -v
+-t raw -L -Z
+-t security -L -Z -v
 -t nat -S
 -t mangle -S
 -v -F
@@ -165,6 +201,11 @@ cat > "$tmp/commands6" <<'CMDS'
 -t nat -A POSTROUTING -o eth0 -j MASQUERADE
 -t nat -S
 -S f2b 1
+-L
+-L -n -v --line-numbers
+-L f2b -x -v
+-Z f2b 1
+-t nat -L -Z
 -D f2b -p tcp --dport 22 -j REJECT --reject-with icmp6-port-unreachable
 -X f2b
 -D INPUT 1

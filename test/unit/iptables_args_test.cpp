@@ -94,3 +94,47 @@ TEST_CASE("iptables args: refusals before the kernel is read",
   CHECK(lz.command == 'L');
   CHECK(lz.list_zero);
 }
+
+TEST_CASE("iptables args: a listing with -Z, and -Z of one rule",
+          "[iptables_args]") {
+  IptablesArgs l = read({"-L", "-v", "-Z", "INPUT"});
+  CHECK(l.command == 'L');
+  CHECK(l.list_zero);
+  CHECK(l.chain == "INPUT"); // (the second command reads a chain too)
+  IptablesArgs s = read({"-Z", "-S", "f2b"});
+  CHECK(s.command == 'S');
+  CHECK(s.list_zero);
+  // -Z N after -L sets the command over it: no listing.
+  IptablesArgs z = read({"-L", "-Z", "INPUT", "2"});
+  CHECK(z.command == 'Z');
+  CHECK_FALSE(z.list_zero);
+  CHECK(z.zero_rule);
+  IptablesArgs zl = read({"-Z", "INPUT", "2", "-L"});
+  CHECK(zl.command == 'L');
+  CHECK(zl.list_zero);
+  CHECK(zl.zero_rule);
+  IptablesArgs ln = read({"-L", "INPUT", "3", "-Z"});
+  CHECK(ln.number == "3");
+  CHECK_FALSE(ln.zero_rule);
+  // A third command: the highest one given that does not go with it.
+  CHECK(refusal({"-L", "-Z", "-L"}) == "Cannot use -L with -L");
+  CHECK(refusal({"-Z", "-L", "-Z"}) == "Cannot use -Z with -Z");
+  CHECK(refusal({"-L", "-Z", "-S"}) == "Cannot use -S with -L");
+  CHECK(refusal({"-n", "-L", "-n"}) == "multiple -n flags not allowed");
+  CHECK(refusal({"-L", "--line-numbers", "--line-numbers"}) ==
+        "multiple -0 flags not allowed");
+}
+
+TEST_CASE("iptables args: words after a second command go to the rule",
+          "[iptables_args]") {
+  // iptables stops at the second command (once it has its argument): the
+  // rule parser refuses it there, before a stray word or an own option.
+  IptablesArgs a = read({"-F", "x", "-A", "b", "-x", "c", "-V"});
+  CHECK(a.command == 'F');
+  CHECK(a.rule == Words{"-A", "b", "-x", "c", "-V"});
+  CHECK_FALSE(a.version);
+  // A repeated -n after a rule word still to be checked: the parser
+  // says which comes first.
+  IptablesArgs n = read({"-A", "INPUT", "--bogus", "-n", "-n"});
+  CHECK(n.rule == Words{"--bogus", "-n", "-n"});
+}

@@ -42,6 +42,9 @@ KernelChain parse_chain(const nlmsghdr *m, std::string *table) {
     case NFTA_CHAIN_TYPE:
       c.type = str(a);
       break;
+    case NFTA_CHAIN_USE:
+      c.use = ntohl(mnl_attr_get_u32(a));
+      break;
     case NFTA_CHAIN_POLICY:
       c.has_policy = true;
       c.policy = ntohl(mnl_attr_get_u32(a));

@@ -16,8 +16,8 @@ shows there); after the sequence, iptables-nft-save and nft list ruleset.
 
 A sequence that differs is written to build/fuzz-commands/findings/ with
 both tools' records, and the run exits 1. Commands whose difference
-docs/CONFORMANCE.md lists (-L, -h, -Z CHAIN N, -E of a built-in chain,
--4/-6 after a bad rule word) are not generated.
+docs/CONFORMANCE.md lists (-h, -E of a built-in chain, -4/-6 after a bad
+rule word) are not generated.
 """
 import argparse
 import os
@@ -64,6 +64,7 @@ MATCHES = [
     '-m comment --comment "x y"', "-m conntrack --ctstate ESTABLISHED,RELATED",
     "-m limit --limit 5/s", "-m state --state NEW", "-p icmp --icmp-type 8",
     "-m mark --mark 0x1", "-p udp -m multiport --dports 53,123", "-f",
+    "-c 3 300", "-c 123456 98765432",
 ]
 TARGETS = [
     "-j ACCEPT", "-j DROP", "-j RETURN", "-j LOG --log-prefix fw:",
@@ -106,7 +107,7 @@ class Generator:
         r = self.r
         table = r.choice(["filter"] * 6 + ["nat", "mangle", "raw"])
         chain = self.chain(table)
-        kind = r.choice("AAAACCDDDIIRSSFFZNNNXXPEV")
+        kind = r.choice("AAAACCDDDIIRSSLLLFFZNNNXXPEV")
         words = []
         if kind in "ACDIR":
             words = ["-" + kind, chain]
@@ -118,12 +119,19 @@ class Generator:
                 words.append(r.choice(NUMBERS))
             if not (kind == "D" and len(words) == 3):
                 words.append(self.rule(table))
-        elif kind == "S":
-            words = ["-S"]
+        elif kind in "SL":
+            words = ["-" + kind]
             if r.random() < 0.7:
                 words.append(chain)
                 if r.random() < 0.3:
                     words.append(r.choice(NUMBERS))
+            if kind == "L":
+                for option in ["-n", "-x", "--line-numbers"]:
+                    if r.random() < 0.4:
+                        words.insert(r.randrange(len(words) + 1), option)
+            if r.random() < 0.1:
+                # (The listing, then the counters zeroed.)
+                words.insert(r.choice([0, len(words)]), "-Z")
         elif kind in "FX":
             words = ["-" + kind]
             if r.random() < 0.7:
@@ -132,6 +140,8 @@ class Generator:
             words = ["-Z"]
             if r.random() < 0.6:
                 words.append(chain)
+                if r.random() < 0.3:
+                    words.append(r.choice(NUMBERS))
         elif kind == "N":
             words = ["-N", r.choice(USER + USER + MISSING + ["INPUT"])]
         elif kind == "P":

@@ -55,6 +55,10 @@ public:
 
   Family family() const override { return family_; }
 
+  // -L and -S lines are checked as the iptables command line checks them,
+  // then do nothing (XtRuleState::allow_listing).
+  void set_listing(bool on) { listing_ = on; }
+
   // Lines of the commonest shape are parsed natively (see fast_rule.h);
   // off, every line goes through libxtables (for tests).
   void set_fast_path(bool on) { fast_on_ = on; }
@@ -63,6 +67,7 @@ private:
   Family family_;
   std::unique_ptr<FastRuleParser> fast_;
   bool fast_on_ = true;
+  bool listing_ = false;
 };
 
 } // namespace fastrestore
