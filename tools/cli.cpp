@@ -1,4 +1,5 @@
 #include "fastrestore/cli.h"
+#include "fastrestore/process_heap.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -133,10 +134,9 @@ bool open_closed_std_fds() {
   return stdin_closed;
 }
 
-} // namespace
-
-bool runs_one_command(int argc, char **argv) {
-  const Program program = identify_program(argv[0]);
+// Whether the process runs one command of the iptables or ebtables
+// command line (the program so named, or `fastrestore iptables ...`).
+bool runs_one_command(const Program &program, int argc, char **argv) {
   if (program.kind == ProgramKind::iptables ||
       program.kind == ProgramKind::ebtables)
     return true;
@@ -146,9 +146,13 @@ bool runs_one_command(int argc, char **argv) {
   return sub == "iptables" || sub == "ip6tables" || sub == "ebtables";
 }
 
+} // namespace
+
 int cli_main(int argc, char **argv) {
-  const bool stdin_closed = open_closed_std_fds();
   const Program program = identify_program(argv[0]);
+  if (!runs_one_command(program, argc, argv))
+    use_huge_pages_for_heap();
+  const bool stdin_closed = open_closed_std_fds();
   // Subcommands only under fastrestore's own name: iptables-restore save
   // loads the file named save, as the original does.
   if (program.kind == ProgramKind::fastrestore && argc > 1) {

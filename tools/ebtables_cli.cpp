@@ -17,12 +17,12 @@
 #include "fastrestore/kernel_state.h"
 #include "fastrestore/private_netns.h"
 #include "fastrestore/restore.h"
+#include "fastrestore/restore_word.h"
 #include "fastrestore/snapshot.h"
 #include "fastrestore/tables.h"
 #include "fastrestore/version.h"
 #include "fastrestore/xtables_bridge.h"
 #include "program.h"
-#include "restore_word.h"
 
 namespace fastrestore {
 namespace {

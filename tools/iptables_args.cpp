@@ -4,7 +4,8 @@
 #include <cstdio>
 #include <cstring>
 
-#include "restore_word.h"
+#include "fastrestore/restore_word.h"
+#include "parse/rule_number.h"
 
 namespace fastrestore {
 namespace {
@@ -60,15 +61,6 @@ bool bundle(const std::string &w) {
       return false;
   }
   return true;
-}
-
-// A rule number as iptables takes it: 1 to INT_MAX.
-bool rule_number(const std::string &w) {
-  if (w.empty() || w.size() > 10 ||
-      w.find_first_not_of("0123456789") != std::string::npos)
-    return false;
-  const unsigned long long n = std::stoull(w);
-  return n >= 1 && n <= 2147483647ULL;
 }
 
 class Reader {
@@ -230,6 +222,16 @@ private:
     return std::nullopt;
   }
 
+  // The command's rule number, the next word.
+  std::optional<IptablesArgsError> number() {
+    out_.number = args_[++i_];
+    const std::optional<unsigned> n = rule_number(out_.number.c_str());
+    if (!n)
+      return error("Invalid rule number `" + out_.number + "'");
+    out_.rulenum = *n;
+    return std::nullopt;
+  }
+
   std::optional<IptablesArgsError> rule_word(const std::string &w) {
     own_before_ = false;
     out_.rule.push_back(w);
@@ -291,9 +293,8 @@ private:
     case 'S':
     case 'Z':
       if (has_arg()) {
-        out_.number = args_[++i_];
-        if (!rule_number(out_.number))
-          return error("Invalid rule number `" + out_.number + "'");
+        if (auto e = number())
+          return e;
         out_.zero_rule = c == 'Z';
         // (iptables sets -Z N's command over -L's: no listing then.)
         if (c == 'Z' && with_list)
@@ -303,10 +304,7 @@ private:
     case 'R':
       if (!has_arg())
         return error("-R requires a rule number");
-      out_.number = args_[++i_];
-      if (!rule_number(out_.number))
-        return error("Invalid rule number `" + out_.number + "'");
-      break;
+      return number();
     case 'E':
       if (!has_arg())
         return error("-E requires old-chain-name and new-chain-name");

@@ -15,11 +15,12 @@ namespace fastrestore {
 
 struct IptablesArgs {
   std::string table = "filter";
-  char command = 0;   // 'A', 'C', 'D', 'I', 'R', 'L', 'S', 'F', 'Z', 'N',
-                      // 'X', 'P', 'E'; 0: none
-  std::string chain;  // "" where the command takes every chain
-  std::string number; // -D/-I/-R/-L/-S/-Z's rule number, as given
-  std::string second; // -P's policy, -E's new name
+  char command = 0;     // 'A', 'C', 'D', 'I', 'R', 'L', 'S', 'F', 'Z', 'N',
+                        // 'X', 'P', 'E'; 0: none
+  std::string chain;    // "" where the command takes every chain
+  std::string number;   // -D/-I/-R/-L/-S/-Z's rule number, as given
+  unsigned rulenum = 0; // ... and its value
+  std::string second;   // -P's policy, -E's new name
   std::vector<std::string> rule; // the rest, in order
   bool list_zero = false;        // -L or -S with -Z
   bool zero_rule = false;        // the number came with -Z (one rule's)

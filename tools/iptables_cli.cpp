@@ -163,7 +163,7 @@ int list_rules(const Self &s, const IptablesArgs &a, nft::Transport &t,
   std::vector<std::string> lines;
   if (const int rc = save_lines(s, a.table, kt, a.verbose > 0, lines); rc != 0)
     return rc;
-  const size_t wanted = a.number.empty() ? 0 : std::stoul(a.number);
+  const size_t wanted = a.rulenum;
   size_t rule = 0;
   for (const std::string &line : lines) {
     const std::string out = list_rule_line(line, a.verbose > 0);
@@ -218,7 +218,7 @@ int zero_rule(const Self &s, const IptablesArgs &a, nft::Transport &t,
   if (const int rc = save_lines(s, a.table, kt, false, lines); rc != 0)
     return rc;
   const std::string head = "-A " + a.chain + " ";
-  const size_t wanted = std::stoul(a.number);
+  const size_t wanted = a.rulenum;
   size_t n = 0;
   for (const std::string &line : lines) {
     if (line.compare(0, head.size(), head) != 0 || ++n != wanted)
@@ -241,7 +241,7 @@ int list_entries(const Self &s, const IptablesArgs &a, nft::Transport &t) {
   o.family = s.family;
   o.table = a.table;
   o.chain = a.chain;
-  o.rule = a.number.empty() ? 0 : static_cast<unsigned>(std::stoul(a.number));
+  o.rule = a.rulenum;
   o.verbose = a.verbose > 0;
   o.numeric = a.numeric;
   o.exact = a.exact;
@@ -423,6 +423,7 @@ int iptables_main(const Program &program, int argc, char **argv) {
       if (zero.zero_rule)
         return zero_rule(s, zero, *transport, *bt);
       zero.number.clear(); // (-L CHAIN N -Z: the whole chain's)
+      zero.rulenum = 0;
       return kernel_command(s, zero, *transport, *bt);
     }
     if (a.command == 'Z' && !a.number.empty())

@@ -5,7 +5,6 @@
 #include <new>
 
 #include "fastrestore/cli.h"
-#include "fastrestore/process_heap.h"
 
 namespace {
 
@@ -31,8 +30,6 @@ namespace {
 
 int main(int argc, char **argv) {
   std::set_terminate(on_terminate);
-  if (!fastrestore::runs_one_command(argc, argv))
-    fastrestore::use_huge_pages_for_heap();
   try {
     return fastrestore::cli_main(argc, argv);
   } catch (const std::bad_alloc &) {

@@ -6,12 +6,11 @@
 
 namespace fastrestore {
 
+// Runs the process: the program argv[0] names (or fastrestore's
+// subcommand) with its arguments. Call once, from main, before any thread
+// starts: a restore first moves the heap onto huge pages
+// (process_heap.h); one command of the iptables or ebtables command line,
+// a small job that start-up would only slow down, does without.
 int cli_main(int argc, char **argv);
-
-// Whether the process runs one command of the iptables or ebtables
-// command line (the program so named, or `fastrestore iptables ...`):
-// a small job, which the restore's start-up (a huge-page heap, a second
-// thread reading the input) would only slow down.
-bool runs_one_command(int argc, char **argv);
 
 } // namespace fastrestore

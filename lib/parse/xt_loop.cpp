@@ -9,6 +9,7 @@
 #include "fastrestore/xt_lookup.h"
 #include "parse/chain_names.h"
 #include "parse/protocols.h"
+#include "parse/rule_number.h"
 #include "xt_state.h"
 #include "xtables/plugin_failure.h"
 
@@ -17,10 +18,10 @@ namespace fastrestore {
 namespace {
 
 unsigned parse_rulenum(const char *s) {
-  unsigned n;
-  if (!xtables_strtoui(s, nullptr, &n, 1, INT32_MAX))
+  const std::optional<unsigned> n = rule_number(s);
+  if (!n)
     xtables_error(PARAMETER_PROBLEM, "Invalid rule number `%s'", s);
-  return n;
+  return *n;
 }
 
 // -N NAME. `announced`: the chains declared so far, which iptables no

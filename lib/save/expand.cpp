@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "fastrestore/ipsets.h"
+#include "fastrestore/restore_word.h"
 
 namespace fastrestore::save {
 namespace {
@@ -23,17 +24,6 @@ std::string address_text(const ipset::Member &m, bool ipv6) {
                 sizeof(text)) == nullptr)
     return {};
   return std::string(text) + "/" + std::to_string(m.prefix);
-}
-
-// iptables-save's quoting of a comment.
-std::string quoted(const std::string &text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\')
-      out += '\\';
-    out += c;
-  }
-  return out + "\"";
 }
 
 } // namespace
@@ -92,7 +82,7 @@ std::string expand_sets(std::string_view text, Family family, bool counters,
                       (dir == "src" ? " -s " : " -d ") + address_text(m, ipv6) +
                       rule.substr(key_at, verdict - key_at);
       if (m.comment)
-        r += " -m comment --comment " + quoted(*m.comment);
+        r += " -m comment --comment " + quoted_word(*m.comment);
       r += rule.substr(verdict);
       if (counters)
         r = "[" + std::to_string(m.packets) + ":" + std::to_string(m.bytes) +

@@ -44,6 +44,9 @@ TEST_CASE("iptables args: the command anywhere, the rule's words in order",
 TEST_CASE("iptables args: optional chains and rule numbers",
           "[iptables_args]") {
   CHECK(read({"-D", "INPUT", "3"}).number == "3");
+  // (Any base strtoul reads, as iptables' parse_rulenumber.)
+  CHECK(read({"-D", "INPUT", "0x2"}).rulenum == 2);
+  CHECK(refusal({"-D", "INPUT", "0"}) == "Invalid rule number `0'");
   CHECK(read({"-D", "INPUT", "-j", "ACCEPT"}).number.empty());
   CHECK(read({"-I", "INPUT", "2", "-j", "DROP"}).number == "2");
   IptablesArgs s = read({"-S", "f2b", "1"});
