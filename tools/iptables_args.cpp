@@ -256,9 +256,14 @@ private:
       // A second command: the rule parser refuses it in its turn, after
       // what the words before it hold (-S and -L have no rule: here).
       // iptables names the highest command given that does not go with
-      // it: -Z's over -L's.
+      // it.
       if (listing(out_.command)) {
-        const char other = out_.list_zero && !listing(c) ? 'Z' : out_.command;
+        // (Bits: -Z N's above -S's above -Z's above -L's.)
+        char other = out_.command;
+        if (out_.list_zero && c == 'Z')
+          other = 'Z';
+        else if (out_.list_zero && !listing(c))
+          other = out_.command == 'S' && !out_.zero_rule ? 'S' : 'Z';
         return error(std::string("Cannot use -") + c + " with -" + other);
       }
       // (The words after it go to the rule parser as they are: iptables

@@ -188,6 +188,10 @@ RestoreConfig command_config(const Self &s) {
   cfg.command_line = true;
   cfg.input_name = s.name;
   cfg.upstream = s.tool;
+  // A table's current journal record (--incremental) tells a command its
+  // chain's rules; the command keeps the record current.
+  cfg.incremental = true;
+  cfg.journal_when_current = true;
   return cfg;
 }
 

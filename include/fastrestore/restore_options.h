@@ -29,8 +29,12 @@ struct RestoreConfig {
   int coalesce_ms = -1;      // --coalesce MS: group --noflush blocks (-1: off)
   bool all_or_nothing = false; // every block in one transaction at the end
   bool incremental = false;    // --incremental: send a table's changes only
-  bool optimize = false;       // --optimize: runs of rules as set lookups
-  size_t optimize_min = 8;     // --optimize-min: the shortest run merged
+  // With incremental: a block goes through the journal only where its
+  // table's record is current, and nothing is read to make one (the
+  // iptables command line: a command finds its rules in the record).
+  bool journal_when_current = false;
+  bool optimize = false;   // --optimize: runs of rules as set lookups
+  size_t optimize_min = 8; // --optimize-min: the shortest run merged
   // Run under an upstream tool's name: errors are printed in its words
   // (format_upstream); empty: fastrestore's own.
   UpstreamTool upstream;

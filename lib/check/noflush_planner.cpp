@@ -243,23 +243,30 @@ void OpPlanner::plan_by_spec(const Command &cmd, std::vector<Op> &out) {
     needs_kernel_rules(cmd, cmd.kind == CommandKind::check
                                 ? "-C"
                                 : "-D with a rule specification");
-  // -C first looks for the rule by the keys of the journal's record.
+  // The rule is looked for by the keys of the journal's record first
+  // (found: -C answers, -D deletes it; else the chain's messages are read).
   const bool check = cmd.kind == CommandKind::check;
   // A chain that is not there holds no such rule, as iptables-nft says.
-  Chain *found = find_chain(cmd, !check);
+  Chain *found = find_chain(cmd, false);
   if (found == nullptr)
     no_such_rule(cmd.loc);
   Chain &c = *found;
   for (const auto &r : cmd.rules) {
+    auto it = c.rules.end();
     if (recorded_.count(cmd.chain) != 0) {
-      if (check && found_by_key(cmd.chain, c, r))
+      it = found_by_key(cmd.chain, c, r, !check);
+      if (it != c.rules.end() && check)
         continue;
-      read_messages(cmd);
+      if (it == c.rules.end())
+        read_messages(cmd);
     }
-    const std::string want = kernel_.identify_rule(r);
-    auto it =
-        std::find_if(c.rules.begin(), c.rules.end(),
-                     [&](const RuleRef &ref) { return identity(ref) == want; });
+    if (it == c.rules.end()) {
+      const std::string want = kernel_.identify_rule(r);
+      it =
+          std::find_if(c.rules.begin(), c.rules.end(), [&](const RuleRef &ref) {
+            return identity(ref) == want;
+          });
+    }
     if (it == c.rules.end())
       no_such_rule(cmd.loc);
     if (cmd.kind == CommandKind::remove) {
@@ -496,25 +503,33 @@ void OpPlanner::read_messages(const Command &cmd) {
   }
 }
 
-// Whether chain `name` (`c`) has a kernel rule whose recorded key is one
-// a rule like `rule` has (the same rule: -C's answer without its
-// messages).
-bool OpPlanner::found_by_key(const std::string &name, const Chain &c,
-                             const Rule &rule) {
+// The first rule of chain `name` (`c`) whose recorded key is one a rule
+// like `rule` has (the same rule, told without its messages), or
+// c.rules.end(). With `first` (-D: the first same rule is the one
+// deleted), also end() when the block put rules of its own in the chain:
+// their keys are not recorded, and the first same rule may be one of
+// them.
+std::vector<RuleRef>::iterator OpPlanner::found_by_key(const std::string &name,
+                                                       Chain &c,
+                                                       const Rule &rule,
+                                                       bool first) {
   auto recorded = recorded_keys_.find(name);
-  if (!kernel_.record_keys || recorded == recorded_keys_.end())
-    return false;
+  if (!kernel_.record_keys || recorded == recorded_keys_.end() ||
+      (first &&
+       std::any_of(c.rules.begin(), c.rules.end(),
+                   [](const RuleRef &ref) { return ref.handle == 0; })))
+    return c.rules.end();
   const auto [by_message, by_identity] = kernel_.record_keys(rule);
   const RecordedRules &r = recorded->second;
   for (size_t i = 0; i < r.keys.size() && i < r.handles.size(); ++i) {
     if (r.keys[i] != by_message && r.keys[i] != by_identity)
       continue;
     // (Still in the chain: not deleted by the block before.)
-    for (const RuleRef &ref : c.rules)
-      if (ref.handle == r.handles[i])
-        return true;
+    for (auto it = c.rules.begin(); it != c.rules.end(); ++it)
+      if (it->handle == r.handles[i])
+        return it;
   }
-  return false;
+  return c.rules.end();
 }
 
 } // namespace fastrestore

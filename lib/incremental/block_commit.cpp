@@ -237,7 +237,7 @@ BlockOutcome Incremental::commit_incremental(uint32_t id_base) {
 void Incremental::verbose_report(const Delta *delta,
                                  const std::optional<DesiredTable> &want,
                                  const std::optional<TableState> &kernel) {
-  if (!cfg_.verbose)
+  if (!cfg_.verbose || cfg_.command_line)
     return;
   const PhaseStats &stats = phase_stats();
   printf("Incremental `%s': %s", table_.c_str(), stats.incremental);
@@ -283,6 +283,8 @@ void Incremental::verbose_report(const Delta *delta,
 bool Incremental::read_for_commands(std::optional<TableState> &kernel,
                                     std::optional<DesiredTable> &want,
                                     std::optional<TableState> &partly) {
+  if (cfg_.journal_when_current)
+    return false; // (the record was not current: none is made)
   PhaseStats &stats = phase_stats();
   const auto named = noflush_chains(*batch_);
   std::vector<std::pair<size_t, bool>> sizes;

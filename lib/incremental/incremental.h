@@ -53,6 +53,7 @@ public:
   bool parse_whole_first(bool planned_from_kernel) override;
   const std::vector<StateSet> *recorded_sets() const override;
   void record_sets(std::vector<StateSet> sets) override;
+  bool record_current(const std::string &table) const override;
   std::optional<KernelChain>
   recorded_chain(const std::string &name,
                  std::vector<uint64_t> &keys) const override;

@@ -108,6 +108,15 @@ void Incremental::record_sets(std::vector<StateSet> sets) {
   sets_ = std::move(sets);
 }
 
+bool Incremental::record_current(const std::string &table) const {
+  if (journal_ == nullptr || cfg_.family == Family::bridge)
+    return false;
+  std::string why;
+  return journal_
+      ->load_chain(batch_family(), table, "", view_().generation(), &why)
+      .has_value();
+}
+
 std::optional<KernelChain>
 Incremental::recorded_chain(const std::string &name,
                             std::vector<uint64_t> &keys) const {

@@ -48,8 +48,10 @@ public:
     held_ = coalescer_ != nullptr && coalescer_->holds_all();
     // --incremental applies to blocks sent on their own (not held with
     // other blocks), without -t, not to the ebtables command line (and
-    // not to a -v block that keeps a DROP base chain: verbose_preamble).
-    incremental_run_ = cfg.incremental && !cfg.test && !cfg.command_line &&
+    // not to a -v block that keeps a DROP base chain: verbose_preamble);
+    // to the iptables command line where a record is current.
+    incremental_run_ = cfg.incremental && !cfg.test &&
+                       (!cfg.command_line || cfg.journal_when_current) &&
                        transport != nullptr && coalescer_ == nullptr;
     if (incremental_run_)
       incremental_ =
@@ -163,6 +165,8 @@ public:
     // The block's mode, decided here for all of it.
     const bool preamble = cfg_.verbose && !cfg_.noflush && view_->reachable();
     incremental_block_ = incremental_run_;
+    if (incremental_block_ && cfg_.journal_when_current)
+      incremental_block_ = incremental_->record_current(table);
     if (preamble && !verbose_preamble(*view_, *batch_, table, cfg_.family, loc,
                                       incremental_run_, table_ready_))
       incremental_block_ = false;

@@ -145,6 +145,15 @@ TEST_CASE("incremental --noflush: commands find their rules in the "
     CHECK(a.table_reads == tables);
     CHECK(a.chain_reads == chains);
   }
+  // -D by rule, the rule found by its key: no read either.
+  const std::string del = "*filter\n-D web -s 10.0.0.5/32 -j ACCEPT\nCOMMIT\n";
+  REQUIRE(restore(a, del, true, true) == 0);
+  REQUIRE(restore(b, del, false, true) == 0);
+  CHECK(state(a) == state(b));
+  if (journal) {
+    CHECK(a.table_reads == tables);
+    CHECK(a.chain_reads == chains);
+  }
   // The record kept what those commands made: the next ones read nothing
   // either.
   const std::string more = "*filter\n-I web 3 -s 198.51.100.8 -j DROP\n"
@@ -172,7 +181,9 @@ TEST_CASE("incremental --noflush: commands find their rules in the "
   CHECK(refusal(a, missing, true) == refusal(b, missing, false));
   if (journal)
     CHECK(a.chain_reads == chains + 1);
-  // -Z and -D by rule need the rules' messages: read after all.
+  // -Z needs the rules' messages, and so does -D by rule after a rule
+  // the block put in the chain (which may be the first same one): read
+  // after all.
   const std::string zero = "*filter\n-I web 1 -s 203.0.113.1 -j DROP\n"
                            "-D web -s 10.0.0.7/32 -j ACCEPT\n-Z web\n"
                            "-D web 2\nCOMMIT\n";

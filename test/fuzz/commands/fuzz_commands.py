@@ -11,6 +11,9 @@ private network namespaces, one process per command. After every command
 the exit status, standard output and standard error must be the same, and
 so must the tables and chains nft lists (a built-in chain made too eagerly
 shows there); after the sequence, iptables-nft-save and nft list ruleset.
+Half the sequences start with a filter table loaded (iptables-nft-restore;
+fastrestore --incremental, whose journal record the commands then use),
+and a load comes now and then mid-sequence.
 
     fuzz_commands.py SECONDS [--seed N] [--length N] [--max-sequences N]
 
@@ -34,12 +37,24 @@ FINDINGS = os.path.join(ROOT, "build", "fuzz-commands", "findings")
 
 # Each command of a sequence, in a namespace of its own: the status, the
 # output, the error output and the tables' and chains' names after it.
+# A line `load FILE' loads a filter table with the tool's restore
+# (fastrestore's with --incremental, which makes the journal's record the
+# commands then use) in place of the table there was (deleted first: an
+# incremental load would change it in place, its chains in another order
+# than the reference's new ones), the journal in a directory of the run's
+# own.
 RUNNER = r'''
-tool=$1 commands=$2 out=$3
+tool=$1 commands=$2 out=$3 loader=$4
+export FASTRESTORE_JOURNAL_DIR=$out/journal
 n=0
 while IFS= read -r line; do
   n=$((n + 1))
-  eval "$tool $line" > "$out/$n.out" 2> "$out/$n.err"
+  case "$line" in
+    "load "*)
+      nft delete table ip filter 2> /dev/null
+      eval "$loader < ${line#load }" > "$out/$n.out" 2> "$out/$n.err" ;;
+    *) eval "$tool $line" > "$out/$n.out" 2> "$out/$n.err" ;;
+  esac
   echo $? > "$out/$n.status"
   nft list ruleset 2>/dev/null | grep -o "^[[:space:]]*\(table\|chain\) [^{]*" \
     | tr -d "\t" > "$out/$n.chains"
@@ -76,6 +91,13 @@ BAD = [
     "-p", "-m", "! !", "extra",
 ]
 NUMBERS = ["1", "1", "2", "3", "9", "0", "x"]
+# Matches of a loaded ruleset (valid in any chain of the filter table).
+LOAD_MATCHES = [
+    "-s 10.0.0.1/32", "-s 10.0.0.2/32", "-d 192.0.2.0/24", "-p tcp -m tcp "
+    "--dport 22", "-p udp -m udp --sport 53",
+    '-m comment --comment "x y"', "-m conntrack --ctstate "
+    "RELATED,ESTABLISHED", "-m mark --mark 0x1",
+]
 
 
 class Generator:
@@ -169,17 +191,52 @@ class Generator:
             words = ["-t", table] + words
         return " ".join(w for w in words if w)
 
-    def sequence(self, length):
-        return [self.command() for _ in range(length)]
+    def ruleset(self):
+        """A filter table as a restore file: every line valid."""
+        r = self.r
+        lines = ["*filter"]
+        for chain in TABLES["filter"]:
+            lines.append(f":{chain} {r.choice(['ACCEPT', 'ACCEPT', 'DROP'])}"
+                         " [0:0]")
+        users = USER[:r.randrange(len(USER) + 1)]
+        lines += [f":{u} - [0:0]" for u in users]
+        for chain in TABLES["filter"] + users:
+            for _ in range(r.choice([0, 1, 2, 3, 5])):
+                words = ["-A", chain]
+                words += r.sample(LOAD_MATCHES, r.choice([0, 1, 1, 2]))
+                if len({w[:2] for w in words[2:]}) < len(words) - 2:
+                    words.pop()  # (-p, -s once a rule)
+                words.append(r.choice(["-j ACCEPT", "-j DROP", "-j RETURN",
+                                       "-j LOG", ""] +
+                                      # (no loop: a user chain jumps
+                                      # only to those after it)
+                                      [f"-j {u}" for u in users
+                                       if chain not in users or
+                                       u > chain]))
+                lines.append(" ".join(w for w in words if w))
+        lines.append("COMMIT")
+        return "\n".join(lines) + "\n"
+
+    def sequence(self, length, loads):
+        """Commands, and now and then (first, in half the sequences) a
+        ruleset loaded: `loads` gets each file's text, the line names it."""
+        out = []
+        for n in range(length):
+            if (n == 0 and self.r.random() < 0.5) or self.r.random() < 0.04:
+                loads.append(self.ruleset())
+                out.append(f"load {{load{len(loads) - 1}}}")
+            else:
+                out.append(self.command())
+        return out
 
 
-def run(tool, commands, out):
+def run(tool, loader, commands, out):
     os.makedirs(out)
     path = os.path.join(out, "commands")
     with open(path, "w") as f:
         f.write("\n".join(commands) + "\n")
     subprocess.run(["unshare", "-n", "bash", "-c", RUNNER, "_", tool, path,
-                    out], check=True)
+                    out, loader], check=True)
 
 
 def read(out, name):
@@ -188,6 +245,17 @@ def read(out, name):
             return f.read()
     except FileNotFoundError:
         return None
+
+
+def by_table(text):
+    """`nft list ruleset`'s text with nft's warnings (written to stderr,
+    so placed as the buffers flush) last."""
+    if text is None:
+        return None
+    lines = text.splitlines(keepends=True)
+    notes = [line for line in lines if line.startswith("# ")]
+    return "".join(line for line in lines
+                   if not line.startswith("# ")) + "".join(sorted(notes))
 
 
 def compare(commands, ref, fr):
@@ -200,6 +268,8 @@ def compare(commands, ref, fr):
                 return n, what, a, b
     for what in ("save", "nft"):
         a, b = read(ref, what), read(fr, what)
+        if what == "nft":
+            a, b = by_table(a), by_table(b)
         if a != b:
             return len(commands), what, a, b
     return None
@@ -219,11 +289,18 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         while time.monotonic() < end and (a.max_sequences == 0 or
                                           done < a.max_sequences):
-            commands = gen.sequence(a.length)
+            loads = []
+            commands = gen.sequence(a.length, loads)
+            for i, text in enumerate(loads):
+                path = os.path.join(tmp, f"{done}.load{i}")
+                with open(path, "w") as f:
+                    f.write(text)
+                commands = [c.replace(f"{{load{i}}}", path)
+                            for c in commands]
             ref = os.path.join(tmp, f"{done}.ref")
             fr = os.path.join(tmp, f"{done}.fr")
-            run("iptables-nft", commands, ref)
-            run(FR + " iptables", commands, fr)
+            run("iptables-nft", "iptables-nft-restore", commands, ref)
+            run(FR + " iptables", FR + " --incremental", commands, fr)
             diff = compare(commands, ref, fr)
             done += 1
             if diff is None:
@@ -233,6 +310,8 @@ def main():
             name = os.path.join(FINDINGS, f"seed{a.seed}-{done}.txt")
             with open(name, "w") as f:
                 f.write("\n".join(commands[:n]) + "\n\n")
+                for i, text in enumerate(loads):
+                    f.write(f"load{i}:\n{text}\n")
                 f.write(f"command {n} ({commands[n - 1]}): {what}\n")
                 f.write(f"--- iptables-nft\n{x}\n--- fastrestore iptables\n{y}\n")
             print(f"fuzz-commands: seed {a.seed}, sequence {done}: command "

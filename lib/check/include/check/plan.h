@@ -168,7 +168,8 @@ private:
   void load_chain(const std::string &name, const KernelChain *kc);
   bool load_recorded(const std::string &name);
   void read_messages(const Command &cmd);
-  bool found_by_key(const std::string &name, const Chain &c, const Rule &rule);
+  std::vector<RuleRef>::iterator found_by_key(const std::string &name, Chain &c,
+                                              const Rule &rule, bool first);
   void plan_positional(const Command &cmd, std::vector<Op> &out);
   void plan_policy(const Command &cmd, std::vector<Op> &out);
 

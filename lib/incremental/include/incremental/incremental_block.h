@@ -52,6 +52,8 @@ public:
   // (RestoreWriter::recorded_sets, record_sets).
   virtual const std::vector<StateSet> *recorded_sets() const = 0;
   virtual void record_sets(std::vector<StateSet> sets) = 0;
+  // Whether the journal holds a record of `table` current now.
+  virtual bool record_current(const std::string &table) const = 0;
   // A --noflush block's chain `name` as the journal's record of the table,
   // current at the block's generation, has it (KernelAccess::
   // recorded_chain): its rules' handles, and their keys into `keys`.
