@@ -86,6 +86,35 @@ check "alternatives: iptables-restore and iptables-save work" \
 "$src/scripts/alternatives" remove >> "$tmp/alt.log" 2>&1
 check "alternatives: removed, the names are as before" \
   test "$(readlink -f /usr/sbin/iptables-restore /usr/sbin/iptables /usr/sbin/ebtables-save)" = "$before"
+# With --commands (nf_tables chosen), iptables and ip6tables are
+# fastrestore's command line too; removed, all is as before. On legacy
+# the command stays iptables-legacy.
+"$src/scripts/alternatives" install --commands >> "$tmp/alt.log" 2>&1
+check "alternatives --commands: iptables and ip6tables are fastrestore" \
+  test "$(readlink -f /usr/sbin/iptables)" = /usr/sbin/fastrestore -a \
+       "$(readlink -f /usr/sbin/ip6tables)" = /usr/sbin/fastrestore -a \
+       "$(readlink -f /usr/sbin/iptables-restore)" = /usr/sbin/fastrestore
+check "alternatives --commands: iptables -V is the reference's line" \
+  test "$(iptables -V)" = "iptables v1.8.9 (nf_tables)"
+out=$(unshare -n sh -c 'iptables -N f2b && iptables -A f2b -s 192.0.2.1 -j DROP &&
+  iptables -C f2b -s 192.0.2.1 -j DROP && ip6tables -A INPUT -j ACCEPT &&
+  iptables-nft -S f2b && ip6tables-nft -S INPUT')
+check "alternatives --commands: the commands work" \
+  test "$out" = "$(printf -- '-N f2b\n-A f2b -s 192.0.2.1/32 -j DROP\n-P INPUT ACCEPT\n-A INPUT -j ACCEPT')"
+"$src/scripts/alternatives" remove >> "$tmp/alt.log" 2>&1
+check "alternatives --commands: removed, the names are as before" \
+  test "$(readlink -f /usr/sbin/iptables-restore /usr/sbin/iptables /usr/sbin/ebtables-save)" = "$before"
+chosen=$(update-alternatives --query iptables | sed -n 's/^Value: //p')
+update-alternatives --quiet --set iptables /usr/sbin/iptables-legacy
+"$src/scripts/alternatives" install --commands > "$tmp/alt-legacy.log" 2>&1
+check "alternatives --commands on legacy: iptables stays iptables-legacy" \
+  test "$(readlink -f /usr/sbin/iptables)" = "$(readlink -f /usr/sbin/iptables-legacy)"
+check "alternatives --commands on legacy: it says why" \
+  grep -q "not offered on legacy" "$tmp/alt-legacy.log"
+"$src/scripts/alternatives" remove >> "$tmp/alt.log" 2>&1
+update-alternatives --quiet --set iptables "$chosen"
+check "alternatives: back to the backend chosen before" \
+  test "$(readlink -f /usr/sbin/iptables-restore /usr/sbin/iptables /usr/sbin/ebtables-save)" = "$before"
 # Registered again and the unit enabled, then the package removed: its
 # prerm unregisters it, its postrm disables the unit.
 /usr/libexec/fastrestore/fastrestore-alternatives install >> "$tmp/alt.log" 2>&1

@@ -67,5 +67,13 @@ check "completion: bridge table names" \
 out=$(unshare -n bash -c "$(declare -f complete_words); tmp='$tmp' src='$src'
   '$fr' ebtables -N mychain && complete_words fastrestore ebtables -A my")
 check "completion: the kernel's chain names" test "$out" = mychain
+check "completion: iptables options" \
+  grep -qx -- --line-numbers <<< "$(complete_words fastrestore iptables --line)"
+check "completion: the subcommands" \
+  grep -qx ip6tables <<< "$(complete_words fastrestore ip6)"
+out=$(unshare -n bash -c "$(declare -f complete_words); tmp='$tmp' src='$src'
+  '$fr' ip6tables -N v6chain && '$fr' iptables -N v4chain &&
+  complete_words fastrestore ip6tables -A v")
+check "completion: ip6tables chain names (the IPv6 table's)" test "$out" = v6chain
 [ $fail = 0 ] && echo "ok: packaging files"
 exit $fail
