@@ -12,6 +12,7 @@
 #include "fastrestore/ip_list.h"
 #include "fastrestore/kernel_state.h"
 #include "fastrestore/restore.h"
+#include "fastrestore/restore_word.h"
 #include "fastrestore/tables.h"
 #include "fastrestore/text_save.h"
 #include "iptables_args.h"
@@ -221,14 +222,17 @@ int zero_rule(const Self &s, const IptablesArgs &a, nft::Transport &t,
   std::vector<std::string> lines;
   if (const int rc = save_lines(s, a.table, kt, false, lines); rc != 0)
     return rc;
-  const std::string head = "-A " + a.chain + " ";
+  // (A rule that matches everything is "-A CHAIN" alone.)
+  const std::string head = "-A " + a.chain;
   const size_t wanted = a.rulenum;
   size_t n = 0;
   for (const std::string &line : lines) {
-    if (line.compare(0, head.size(), head) != 0 || ++n != wanted)
+    const bool of_chain =
+        line == head || line.compare(0, head.size() + 1, head + " ") == 0;
+    if (!of_chain || ++n != wanted)
       continue;
     const std::string block = "*" + a.table + "\n-R " + a.chain + " " +
-                              a.number + line.substr(head.size() - 1) +
+                              a.number + line.substr(head.size()) +
                               "\nCOMMIT\n";
     return run_restore_text(block, command_config(s), &t, std::cerr);
   }
@@ -353,8 +357,14 @@ int kernel_command(const Self &s, const IptablesArgs &a, nft::Transport &t,
   }
   RestoreConfig cfg = command_config(s);
   cfg.verbose = a.verbose > 0 && std::strchr("ACDIR", a.command) ? 1 : 0;
+  // -v -X deletes the user chains in the order it names them (by name;
+  // without -v, the kernel's order): each named first, then the rest.
+  std::string lines = make;
+  if (a.command == 'X' && a.chain.empty())
+    for (const std::string &c : touched)
+      lines += "-X " + restore_word(c) + "\n";
   const std::string text =
-      "*" + a.table + "\n" + make + iptables_restore_line(a) + "\nCOMMIT\n";
+      "*" + a.table + "\n" + lines + iptables_restore_line(a) + "\nCOMMIT\n";
   const int rc = run_restore_text(text, cfg, &t, std::cerr);
   if (rc < 0) {
     std::cerr << s.name << ": " << std::strerror(errno) << "\n";

@@ -3,6 +3,7 @@
 // batch where that is cheaper or the only way; sent with the generation
 // the journal or the read was of, and the journal's record kept.
 
+#include <algorithm>
 #include <cstdio>
 #include <thread>
 
@@ -68,6 +69,9 @@ BlockOutcome Incremental::commit_incremental(uint32_t id_base) {
       stats.state_source = "the journal";
       return BlockOutcome::done;
     }
+    if (cfg_.journal_when_current)
+      if (std::optional<BlockOutcome> done = commit_chains())
+        return *done;
     ensure_loaded();
   }
   if (speculating_) {
@@ -229,6 +233,63 @@ BlockOutcome Incremental::commit_incremental(uint32_t id_base) {
     keep_journal(generation, send, &*want, &delta->kept_handles, made,
                  prepared ? &ahead : nullptr);
   verbose_report(&*delta, want, kernel);
+  return BlockOutcome::done;
+}
+
+// A command line's block on a current record (journal_when_current): the
+// chains its batch names read from the record alone, the batch applied to
+// them (noflush_table), the batch sent, and those chains written back into
+// the record (JournalKeeper::edit; the other chains' bytes are copied as
+// they are, and no whole record is decoded or encoded). The rules the
+// record held keep their lines' hashes; the batch's have none (parsed the
+// next time). nullopt when the batch does what the model does not follow:
+// the whole record is loaded instead.
+std::optional<BlockOutcome> Incremental::commit_chains() {
+  const std::optional<std::vector<std::string>> names = batch_chains(*batch_);
+  if (!names)
+    return std::nullopt;
+  std::string why;
+  const std::optional<ChainRecord> head = journal_->load_chain(
+      batch_family(), table_, "", loaded_generation_, &why);
+  if (!head)
+    return std::nullopt;
+  TableState part;
+  part.fingerprint = head->fingerprint;
+  part.next_handle = head->next_handle;
+  for (const std::string &name : *names) {
+    std::optional<ChainRecord> one = journal_->load_chain(
+        batch_family(), table_, name, loaded_generation_, &why);
+    if (!one)
+      return std::nullopt;
+    if (one->chain)
+      part.chains.push_back(std::move(*one->chain));
+  }
+  std::optional<DesiredTable> want = noflush_table(*batch_, part);
+  if (!want)
+    return std::nullopt;
+  want->state.next_handle = part.next_handle;
+  std::vector<std::string> gone;
+  for (const StateChain &c : part.chains)
+    if (std::none_of(want->state.chains.begin(), want->state.chains.end(),
+                     [&](const StateChain &w) { return w.name == c.name; }))
+      gone.push_back(c.name);
+  PhaseStats &stats = phase_stats();
+  stats.incremental = "commands";
+  stats.state_source = "the journal";
+  deferred_ = false;
+  const uint32_t generation = view_().generation();
+  JournalKeeper::ask_echo(*batch_, want->allocations);
+  try {
+    commit_batch(*batch_, *transport_, &generation);
+  } catch (const Error &) {
+    // Refused (nothing changed): sent again as it is, for the errors a
+    // command without the journal gets.
+    send_commands(generation, nullptr);
+    return BlockOutcome::done;
+  }
+  if (!journal_->edit(*transport_, batch_family(), table_, generation, *want,
+                      gone, want->allocations, &why))
+    stats.journal_note = "not kept: " + why;
   return BlockOutcome::done;
 }
 

@@ -66,6 +66,7 @@ private:
   std::optional<DesiredTable> wanted(const TableState &kernel,
                                      bool journal = false);
   BlockOutcome commit_incremental(uint32_t id_base);
+  std::optional<BlockOutcome> commit_chains();
   void verbose_report(const Delta *delta,
                       const std::optional<DesiredTable> &want,
                       const std::optional<TableState> &kernel);

@@ -25,8 +25,9 @@ bool Incremental::takes(std::string_view line, int lineno, uint64_t given) {
   // whole block may be the one recorded: its hash is made as the lines
   // go by (the record's lines taken unparsed all the same, so that
   // another block needs no second reading).
-  // (--noflush: a line the record may know loads it.)
-  if (deferred_ &&
+  // (--noflush: a line the record may know loads it; not a command's of
+  // the command line, whose chains are read from the record alone.)
+  if (deferred_ && !cfg_.journal_when_current &&
       (line.compare(0, 1, ":") == 0 || line.compare(0, 3, "-A ") == 0))
     ensure_loaded();
   uint64_t hash = 0;

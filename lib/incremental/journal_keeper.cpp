@@ -137,6 +137,44 @@ bool JournalKeeper::record(Transport &transport, uint32_t family,
   return journal_.record(family, table, before, after, &record, now, why);
 }
 
+bool JournalKeeper::edit(Transport &transport, uint32_t family,
+                         const std::string &table, uint32_t before,
+                         DesiredTable &want,
+                         const std::vector<std::string> &gone,
+                         const std::vector<Allocation> &made,
+                         std::string *why) {
+  const uint32_t after = before + 1 == 0 ? 1 : before + 1;
+  auto now = [&] { return transport.generation(); };
+  auto forget = [&](const char *reason) {
+    std::string ignored;
+    journal_.record(family, table, before, after, nullptr, now, &ignored);
+    *why = reason;
+    return false;
+  };
+  TableState &state = want.state;
+  settle(state, nullptr);
+  if (!made.empty()) {
+    const size_t echoes = made.size() > 1 ? 2 : 1;
+    if (transport.echoes.size() != echoes)
+      return forget("the kernel did not echo the handles of what it made");
+    const uint64_t first = echoed_handle(transport.echoes.front());
+    const uint64_t last = echoed_handle(transport.echoes.back());
+    if (first == 0 || last - first != made.size() - 1)
+      return forget("the kernel's handles were not consecutive");
+    place_made(state, made, first);
+  }
+  if (!handles_known(state))
+    return forget("a rule's handle is not known");
+  std::vector<ChainEdit> edits;
+  edits.reserve(state.chains.size() + gone.size());
+  for (const StateChain &c : state.chains)
+    edits.push_back({c.name, c});
+  for (const std::string &name : gone)
+    edits.push_back({name, std::nullopt});
+  return journal_.edit(family, table, before, after, edits, state.next_handle,
+                       now, why);
+}
+
 void JournalKeeper::prepare(uint32_t family, const std::string &table,
                             DesiredTable &want,
                             const std::vector<uint64_t> *kept,

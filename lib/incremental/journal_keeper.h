@@ -76,6 +76,16 @@ public:
               const std::vector<Allocation> &made, std::string *why,
               Ahead *ahead = nullptr);
 
+  // As record() after a committed batch sent with generation `before`,
+  // where `want` holds only the chains the batch named (their rules
+  // carrying their handles, 0 for those `made` made), and `gone` names
+  // those it deleted: the table's record with those chains written again
+  // and the others copied as they are (Journal::edit).
+  bool edit(Transport &transport, uint32_t family, const std::string &table,
+            uint32_t before, DesiredTable &want,
+            const std::vector<std::string> &gone,
+            const std::vector<Allocation> &made, std::string *why);
+
   // Before the commit: sets `want`'s state as record() would, with the
   // handles of `made` from `first` on (the kernel side's next_handle),
   // and encodes it. Touches nothing but its arguments and this journal,

@@ -6,6 +6,7 @@
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netlink.h>
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "batch_messages.h"
@@ -123,6 +124,47 @@ noflush_chains(const Batch &batch) {
       break;
     }
   });
+  return out;
+}
+
+std::optional<std::vector<std::string>> batch_chains(const Batch &batch) {
+  std::vector<std::string> out;
+  bool followed = true;
+  batch.each_message([&](std::string_view m, size_t) {
+    std::string name;
+    switch (nft_type(m)) {
+    case NFT_MSG_NEWTABLE:
+      return;
+    case NFT_MSG_NEWRULE:
+      name = rule_place(m).chain;
+      break;
+    case NFT_MSG_DELRULE: {
+      std::string_view chain;
+      uint64_t handle = 0;
+      uint32_t id = 0;
+      rule_target(m, chain, handle, id);
+      name = chain;
+      break;
+    }
+    case NFT_MSG_NEWCHAIN:
+    case NFT_MSG_DELCHAIN: {
+      if (has_attr(m, NFTA_CHAIN_HANDLE))
+        followed = false; // a rename (or a chain named by handle)
+      std::string table;
+      name = parse_chain(header(m), &table).name;
+      break;
+    }
+    default:
+      followed = false;
+      return;
+    }
+    if (name.empty())
+      followed = false;
+    else if (std::find(out.begin(), out.end(), name) == out.end())
+      out.push_back(std::move(name));
+  });
+  if (!followed)
+    return std::nullopt;
   return out;
 }
 

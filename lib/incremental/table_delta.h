@@ -128,6 +128,11 @@ struct NoflushChain {
 std::unordered_map<std::string, NoflushChain>
 noflush_chains(const Batch &batch);
 
+// The chains a --noflush batch names, in order, once each; nullopt when a
+// message names none (a flush of the whole table), renames one, or is
+// of another object (a set).
+std::optional<std::vector<std::string>> batch_chains(const Batch &batch);
+
 // A chain's name, kind and policy as a KernelChain (no rules, no counters).
 KernelChain kernel_chain(const StateChainHead &head);
 

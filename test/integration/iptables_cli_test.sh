@@ -162,6 +162,9 @@ cat > "$tmp/commands4" <<'CMDS'
 -Z INPUT 99
 -Z nochain 1
 -Z INPUT 1 -n
+-I INPUT 1 -c 7 7
+-Z INPUT 1
+-S INPUT -v
 -Z INPUT 2 -L -v
 -L -Z INPUT 2
 -S -v INPUT
