@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <thread>
+#include <unordered_map>
+#include <utility>
 
 #include <linux/netfilter/nf_tables.h>
 
@@ -268,6 +270,18 @@ std::optional<BlockOutcome> Incremental::commit_chains() {
   if (!want)
     return std::nullopt;
   want->state.next_handle = part.next_handle;
+  // The rules the record held, unchanged (same handle, same key), keep
+  // their lines' hashes, which the model clears.
+  std::unordered_map<uint64_t, std::pair<uint64_t, uint64_t>> held;
+  for (const StateChain &c : part.chains)
+    for (const StateRule &r : c.rules)
+      if (r.line != 0)
+        held.emplace(r.handle, std::make_pair(r.key, r.line));
+  for (StateChain &c : want->state.chains)
+    for (StateRule &r : c.rules)
+      if (auto it = held.find(r.handle);
+          r.handle != 0 && it != held.end() && it->second.first == r.key)
+        r.line = it->second.second;
   std::vector<std::string> gone;
   for (const StateChain &c : part.chains)
     if (std::none_of(want->state.chains.begin(), want->state.chains.end(),

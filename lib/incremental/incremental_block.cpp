@@ -86,8 +86,9 @@ void Incremental::note_entry(int line, const Block::Entry &entry) {
 }
 
 void Incremental::note_op(const Op &op) {
-  // (A chain emptied lets later lines be taken: the record is loaded.)
-  if (deferred_ &&
+  // (A chain emptied lets later lines be taken: the record is loaded;
+  // not for a command of the command line, which has no later lines.)
+  if (deferred_ && !cfg_.journal_when_current &&
       (op.kind == OpKind::chain_flush || op.kind == OpKind::chain_new))
     ensure_loaded();
   if (!known_lines_.empty() && cfg_.noflush)

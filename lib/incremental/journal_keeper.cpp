@@ -60,6 +60,27 @@ bool handles_known(const TableState &state) {
   return true;
 }
 
+// The first handle of what `made` made, from the transport's echoes of
+// the first and the last of them (ask_echo): 0, with the reason in *why,
+// when they are not there or not consecutive; 0 too for nothing made.
+uint64_t echoed_first(const Transport &transport,
+                      const std::vector<Allocation> &made, const char **why) {
+  if (made.empty())
+    return 0;
+  const size_t echoes = made.size() > 1 ? 2 : 1;
+  if (transport.echoes.size() != echoes) {
+    *why = "the kernel did not echo the handles of what it made";
+    return 0;
+  }
+  const uint64_t first = echoed_handle(transport.echoes.front());
+  const uint64_t last = echoed_handle(transport.echoes.back());
+  if (first == 0 || last - first != made.size() - 1) {
+    *why = "the kernel's handles were not consecutive";
+    return 0;
+  }
+  return first;
+}
+
 } // namespace
 
 std::unique_ptr<JournalKeeper> JournalKeeper::open(std::string *why) {
@@ -117,13 +138,10 @@ bool JournalKeeper::record(Transport &transport, uint32_t family,
     settle(state, kept);
   if (!made.empty()) {
     // The first and last made get their handles echoed (ask_echo).
-    const size_t echoes = made.size() > 1 ? 2 : 1;
-    if (transport.echoes.size() != echoes)
-      return forget("the kernel did not echo the handles of what it made");
-    const uint64_t first = echoed_handle(transport.echoes.front());
-    const uint64_t last = echoed_handle(transport.echoes.back());
-    if (first == 0 || last - first != made.size() - 1)
-      return forget("the kernel's handles were not consecutive");
+    const char *reason = nullptr;
+    const uint64_t first = echoed_first(transport, made, &reason);
+    if (first == 0)
+      return forget(reason);
     if (ahead != nullptr && ahead->first != first)
       ahead->ready = false; // foretold wrong: made again
     place_made(state, made, first);
@@ -154,13 +172,10 @@ bool JournalKeeper::edit(Transport &transport, uint32_t family,
   TableState &state = want.state;
   settle(state, nullptr);
   if (!made.empty()) {
-    const size_t echoes = made.size() > 1 ? 2 : 1;
-    if (transport.echoes.size() != echoes)
-      return forget("the kernel did not echo the handles of what it made");
-    const uint64_t first = echoed_handle(transport.echoes.front());
-    const uint64_t last = echoed_handle(transport.echoes.back());
-    if (first == 0 || last - first != made.size() - 1)
-      return forget("the kernel's handles were not consecutive");
+    const char *reason = nullptr;
+    const uint64_t first = echoed_first(transport, made, &reason);
+    if (first == 0)
+      return forget(reason);
     place_made(state, made, first);
   }
   if (!handles_known(state))
