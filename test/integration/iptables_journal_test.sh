@@ -32,7 +32,9 @@ export FASTRESTORE_JOURNAL_DIR=$out/journal
 ipt() { "$fr" iptables "$@"; }
 # What the netlink requests of a command ask for (message types).
 asks() {
-  strace -f -e trace=sendto,sendmsg -o "$out/strace" "$fr" iptables "$@"
+  # (LeakSanitizer cannot run under ptrace: off for a sanitizer build.)
+  ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+    strace -f -e trace=sendto,sendmsg -o "$out/strace" "$fr" iptables "$@"
   local rc=$?
   grep -o "NFT_MSG_[A-Z]*" "$out/strace" | sort -u | tr '\n' ' '
   return $rc
