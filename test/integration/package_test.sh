@@ -43,8 +43,9 @@ if command -v lintian > /dev/null; then
 fi
 size=$(dpkg-deb -f "$deb" Installed-Size)
 check "Installed-Size counts the payload ($size KiB)" test "$size" -lt 4096
-check "the package depends on iptables and its libraries" \
-  sh -c "dpkg-deb -f '$deb' Depends | grep -q 'iptables' && dpkg-deb -f '$deb' Depends | grep -q 'libnftnl'"
+depends=$(dpkg-deb -f "$deb" Depends)
+check "the package depends on iptables and its libraries ($depends)" \
+  sh -c "echo '$depends' | grep -q 'iptables (' && echo '$depends' | grep -q 'libxtables12' && echo '$depends' | grep -q 'libip4tc2' && echo '$depends' | grep -q 'libip6tc2'"
 DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$deb" > "$tmp/install.log" 2>&1
 check "apt-get installs it" test -x /usr/sbin/fastrestore
 check "the installed binary runs" sh -c '/usr/sbin/fastrestore --version | grep -q "^fastrestore v"'

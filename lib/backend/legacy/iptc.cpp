@@ -1,5 +1,12 @@
 #include "legacy/iptc.h"
 
+#include <dlfcn.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+
 // glibc's network headers before the kernel's, or they collide.
 #include <arpa/inet.h>
 #include <net/if.h>
@@ -14,118 +21,175 @@ extern "C" {
 namespace fastrestore::legacy {
 namespace {
 
+// The libiptc functions used, by their name less the family's prefix.
+// The libraries are opened on first use (dlopen), not at start: only the
+// legacy backend needs them, and each shared library loaded at start costs
+// every single command (the iptables command line) time.
+// clang-format off
+#define FR_IPTC_CALLS(X)                                                       \
+  X(init) X(free) X(commit) X(strerror) X(is_chain) X(builtin)                \
+  X(first_chain) X(next_chain) X(flush_entries) X(zero_entries)              \
+  X(zero_counter) X(create_chain) X(delete_chain) X(rename_chain)            \
+  X(set_policy) X(get_policy) X(first_rule) X(next_rule) X(get_target)       \
+  X(append_entry) X(insert_entry) X(replace_entry) X(delete_num_entry)       \
+  X(delete_entry) X(check_entry)
+// clang-format on
+
+struct Ipv4Calls {
+#define FR_FIELD(name) decltype(&iptc_##name) name = nullptr;
+  FR_IPTC_CALLS(FR_FIELD)
+#undef FR_FIELD
+};
+
+struct Ipv6Calls {
+#define FR_FIELD(name) decltype(&ip6tc_##name) name = nullptr;
+  FR_IPTC_CALLS(FR_FIELD)
+#undef FR_FIELD
+};
+
+// `calls` filled from the library `soname` (functions `prefix`NAME); as
+// the dynamic loader would at start, a library that cannot be loaded ends
+// the process.
+template <typename Calls>
+void open_library(const char *soname, const char *prefix, Calls &calls) {
+  void *lib = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+  const char *why = lib == nullptr ? dlerror() : nullptr;
+#define FR_LOAD(name)                                                          \
+  if (why == nullptr) {                                                        \
+    void *f = dlsym(lib, (std::string(prefix) + #name).c_str());               \
+    if (f == nullptr)                                                          \
+      why = dlerror();                                                         \
+    calls.name = reinterpret_cast<decltype(calls.name)>(f);                    \
+  }
+  FR_IPTC_CALLS(FR_LOAD)
+#undef FR_LOAD
+  if (why != nullptr) {
+    fprintf(stderr, "fastrestore: cannot load %s: %s\n", soname, why);
+    std::exit(127);
+  }
+}
+
+Ipv4Calls v4;
+Ipv6Calls v6;
+
 const Iptc kIpv4 = {
-    iptc_init,
-    iptc_free,
-    iptc_commit,
-    iptc_strerror,
-    [](const char *c, xtc_handle *h) { return iptc_is_chain(c, h); },
-    [](const char *c, xtc_handle *h) { return iptc_builtin(c, h); },
-    iptc_first_chain,
-    iptc_next_chain,
-    [](const char *c, xtc_handle *h) { return iptc_flush_entries(c, h); },
-    [](const char *c, xtc_handle *h) { return iptc_zero_entries(c, h); },
+    [](const char *t) { return v4.init(t); },
+    [](xtc_handle *h) { v4.free(h); },
+    [](xtc_handle *h) { return v4.commit(h); },
+    [](int e) { return v4.strerror(e); },
+    [](const char *c, xtc_handle *h) { return v4.is_chain(c, h); },
+    [](const char *c, xtc_handle *h) { return v4.builtin(c, h); },
+    [](xtc_handle *h) { return v4.first_chain(h); },
+    [](xtc_handle *h) { return v4.next_chain(h); },
+    [](const char *c, xtc_handle *h) { return v4.flush_entries(c, h); },
+    [](const char *c, xtc_handle *h) { return v4.zero_entries(c, h); },
     [](const char *c, unsigned n, xtc_handle *h) {
-      return iptc_zero_counter(c, n, h);
+      return v4.zero_counter(c, n, h);
     },
-    [](const char *c, xtc_handle *h) { return iptc_create_chain(c, h); },
-    [](const char *c, xtc_handle *h) { return iptc_delete_chain(c, h); },
+    [](const char *c, xtc_handle *h) { return v4.create_chain(c, h); },
+    [](const char *c, xtc_handle *h) { return v4.delete_chain(c, h); },
     [](const char *a, const char *b, xtc_handle *h) {
-      return iptc_rename_chain(a, b, h);
+      return v4.rename_chain(a, b, h);
     },
     [](const char *c, const char *p, xt_counters *n, xtc_handle *h) {
-      return iptc_set_policy(c, p, n, h);
+      return v4.set_policy(c, p, n, h);
     },
     [](const char *c, xt_counters *n, xtc_handle *h) {
-      return iptc_get_policy(c, n, h);
+      return v4.get_policy(c, n, h);
     },
     [](const char *c, xtc_handle *h) -> const void * {
-      return iptc_first_rule(c, h);
+      return v4.first_rule(c, h);
     },
     [](const void *e, xtc_handle *h) -> const void * {
-      return iptc_next_rule(static_cast<const ipt_entry *>(e), h);
+      return v4.next_rule(static_cast<const ipt_entry *>(e), h);
     },
     [](const void *e, xtc_handle *h) {
-      return iptc_get_target(static_cast<const ipt_entry *>(e), h);
+      return v4.get_target(static_cast<const ipt_entry *>(e), h);
     },
     [](const char *c, const void *e, xtc_handle *h) {
-      return iptc_append_entry(c, static_cast<const ipt_entry *>(e), h);
+      return v4.append_entry(c, static_cast<const ipt_entry *>(e), h);
     },
     [](const char *c, const void *e, unsigned n, xtc_handle *h) {
-      return iptc_insert_entry(c, static_cast<const ipt_entry *>(e), n, h);
+      return v4.insert_entry(c, static_cast<const ipt_entry *>(e), n, h);
     },
     [](const char *c, const void *e, unsigned n, xtc_handle *h) {
-      return iptc_replace_entry(c, static_cast<const ipt_entry *>(e), n, h);
+      return v4.replace_entry(c, static_cast<const ipt_entry *>(e), n, h);
     },
     [](const char *c, unsigned n, xtc_handle *h) {
-      return iptc_delete_num_entry(c, n, h);
+      return v4.delete_num_entry(c, n, h);
     },
     [](const char *c, const void *e, unsigned char *m, xtc_handle *h) {
-      return iptc_delete_entry(c, static_cast<const ipt_entry *>(e), m, h);
+      return v4.delete_entry(c, static_cast<const ipt_entry *>(e), m, h);
     },
     [](const char *c, const void *e, unsigned char *m, xtc_handle *h) {
-      return iptc_check_entry(c, static_cast<const ipt_entry *>(e), m, h);
+      return v4.check_entry(c, static_cast<const ipt_entry *>(e), m, h);
     },
 };
 
 const Iptc kIpv6 = {
-    ip6tc_init,
-    ip6tc_free,
-    ip6tc_commit,
-    ip6tc_strerror,
-    [](const char *c, xtc_handle *h) { return ip6tc_is_chain(c, h); },
-    [](const char *c, xtc_handle *h) { return ip6tc_builtin(c, h); },
-    ip6tc_first_chain,
-    ip6tc_next_chain,
-    [](const char *c, xtc_handle *h) { return ip6tc_flush_entries(c, h); },
-    [](const char *c, xtc_handle *h) { return ip6tc_zero_entries(c, h); },
+    [](const char *t) { return v6.init(t); },
+    [](xtc_handle *h) { v6.free(h); },
+    [](xtc_handle *h) { return v6.commit(h); },
+    [](int e) { return v6.strerror(e); },
+    [](const char *c, xtc_handle *h) { return v6.is_chain(c, h); },
+    [](const char *c, xtc_handle *h) { return v6.builtin(c, h); },
+    [](xtc_handle *h) { return v6.first_chain(h); },
+    [](xtc_handle *h) { return v6.next_chain(h); },
+    [](const char *c, xtc_handle *h) { return v6.flush_entries(c, h); },
+    [](const char *c, xtc_handle *h) { return v6.zero_entries(c, h); },
     [](const char *c, unsigned n, xtc_handle *h) {
-      return ip6tc_zero_counter(c, n, h);
+      return v6.zero_counter(c, n, h);
     },
-    [](const char *c, xtc_handle *h) { return ip6tc_create_chain(c, h); },
-    [](const char *c, xtc_handle *h) { return ip6tc_delete_chain(c, h); },
+    [](const char *c, xtc_handle *h) { return v6.create_chain(c, h); },
+    [](const char *c, xtc_handle *h) { return v6.delete_chain(c, h); },
     [](const char *a, const char *b, xtc_handle *h) {
-      return ip6tc_rename_chain(a, b, h);
+      return v6.rename_chain(a, b, h);
     },
     [](const char *c, const char *p, xt_counters *n, xtc_handle *h) {
-      return ip6tc_set_policy(c, p, n, h);
+      return v6.set_policy(c, p, n, h);
     },
     [](const char *c, xt_counters *n, xtc_handle *h) {
-      return ip6tc_get_policy(c, n, h);
+      return v6.get_policy(c, n, h);
     },
     [](const char *c, xtc_handle *h) -> const void * {
-      return ip6tc_first_rule(c, h);
+      return v6.first_rule(c, h);
     },
     [](const void *e, xtc_handle *h) -> const void * {
-      return ip6tc_next_rule(static_cast<const ip6t_entry *>(e), h);
+      return v6.next_rule(static_cast<const ip6t_entry *>(e), h);
     },
     [](const void *e, xtc_handle *h) {
-      return ip6tc_get_target(static_cast<const ip6t_entry *>(e), h);
+      return v6.get_target(static_cast<const ip6t_entry *>(e), h);
     },
     [](const char *c, const void *e, xtc_handle *h) {
-      return ip6tc_append_entry(c, static_cast<const ip6t_entry *>(e), h);
+      return v6.append_entry(c, static_cast<const ip6t_entry *>(e), h);
     },
     [](const char *c, const void *e, unsigned n, xtc_handle *h) {
-      return ip6tc_insert_entry(c, static_cast<const ip6t_entry *>(e), n, h);
+      return v6.insert_entry(c, static_cast<const ip6t_entry *>(e), n, h);
     },
     [](const char *c, const void *e, unsigned n, xtc_handle *h) {
-      return ip6tc_replace_entry(c, static_cast<const ip6t_entry *>(e), n, h);
+      return v6.replace_entry(c, static_cast<const ip6t_entry *>(e), n, h);
     },
     [](const char *c, unsigned n, xtc_handle *h) {
-      return ip6tc_delete_num_entry(c, n, h);
+      return v6.delete_num_entry(c, n, h);
     },
     [](const char *c, const void *e, unsigned char *m, xtc_handle *h) {
-      return ip6tc_delete_entry(c, static_cast<const ip6t_entry *>(e), m, h);
+      return v6.delete_entry(c, static_cast<const ip6t_entry *>(e), m, h);
     },
     [](const char *c, const void *e, unsigned char *m, xtc_handle *h) {
-      return ip6tc_check_entry(c, static_cast<const ip6t_entry *>(e), m, h);
+      return v6.check_entry(c, static_cast<const ip6t_entry *>(e), m, h);
     },
 };
 
 } // namespace
 
 const Iptc &iptc_of(Family family) {
-  return family == Family::ipv4 ? kIpv4 : kIpv6;
+  static std::once_flag ipv4, ipv6;
+  if (family == Family::ipv4) {
+    std::call_once(ipv4, [] { open_library("libip4tc.so.2", "iptc_", v4); });
+    return kIpv4;
+  }
+  std::call_once(ipv6, [] { open_library("libip6tc.so.2", "ip6tc_", v6); });
+  return kIpv6;
 }
 
 } // namespace fastrestore::legacy
