@@ -103,6 +103,8 @@ void OpPlanner::plan_noflush(Command &cmd, std::vector<Op> &out) {
     if (!flush && chain_read(cmd.chain))
       if (const Chain *c = model_.find(cmd.chain))
         op.chain_handle = c->handle;
+    if (auto r = renamed_.find(cmd.chain); !flush && r != renamed_.end())
+      op.chain_handle = r->second.handle;
     std::optional<uint32_t> policy;
     if (flush && family_ == Family::bridge &&
         !find_builtin_chain(*table_, cmd.chain))
@@ -136,6 +138,12 @@ void OpPlanner::plan_noflush(Command &cmd, std::vector<Op> &out) {
 }
 
 void OpPlanner::plan_positional(const Command &cmd, std::vector<Op> &out) {
+  if (cmd.kind == CommandKind::rename_chain && !whole_ && kernel_.chain_head &&
+      !chain_read(cmd.chain) && !chain_read(cmd.arg) && !logged(cmd.chain) &&
+      !logged(cmd.arg)) {
+    rename_unread(cmd, out);
+    return;
+  }
   if (cmd.kind == CommandKind::rename_chain) {
     TableModel &m = whole(cmd); // the new name must be free
     // iptables-nft looks for the new name first.
@@ -246,6 +254,8 @@ void OpPlanner::plan_by_spec(const Command &cmd, std::vector<Op> &out) {
   // The rule is looked for by the keys of the journal's record first
   // (found: -C answers, -D deletes it; else the chain's messages are read).
   const bool check = cmd.kind == CommandKind::check;
+  if (check && checked_by_key(cmd))
+    return;
   // A chain that is not there holds no such rule, as iptables-nft says.
   Chain *found = find_chain(cmd, false);
   if (found == nullptr)
@@ -276,6 +286,18 @@ void OpPlanner::plan_by_spec(const Command &cmd, std::vector<Op> &out) {
       c.rules.erase(it);
     }
   }
+}
+
+// -C of rules each found by key in the journal's record of a chain the
+// block has not read or changed (nothing else of the chain decoded).
+bool OpPlanner::checked_by_key(const Command &cmd) {
+  if (!kernel_.recorded_rule || !kernel_.record_keys || cmd.rules.empty() ||
+      chain_read(cmd.chain) || logged(cmd.chain) ||
+      renamed_.count(cmd.chain) != 0)
+    return false;
+  return std::all_of(cmd.rules.begin(), cmd.rules.end(), [&](const Rule &r) {
+    return kernel_.recorded_rule(cmd.chain, kernel_.record_keys(r)).has_value();
+  });
 }
 
 // -Z: base chain counters, and every rule the kernel holds written again
@@ -373,6 +395,56 @@ OpPlanner::Chain OpPlanner::from_kernel(const KernelChain &kc) {
   return c;
 }
 
+// -E of a chain the block has not read or changed, as the whole table's
+// model would plan it (the same checks in the same order), from two
+// lookups by name: the new name's, the chain's (its handle).
+void OpPlanner::rename_unread(const Command &cmd, std::vector<Op> &out) {
+  // iptables-nft looks for the new name first.
+  if (find_builtin_chain(*table_, cmd.arg) || chain_exists_now(cmd.arg))
+    name_taken(cmd.loc);
+  auto r = renamed_.find(cmd.chain);
+  const std::string kernel_name =
+      r != renamed_.end() ? r->second.from : cmd.chain;
+  const std::optional<KernelChain> kc = kernel_.chain_head(kernel_name);
+  if (!kc || kc->base)
+    no_such_chain(cmd.loc);
+  check_rename_target(cmd);
+  Op op = chain_op(OpKind::chain_rename, cmd.chain, cmd.loc, *table_);
+  op.chain_handle = kc->handle;
+  op.new_name = cmd.arg;
+  out.push_back(std::move(op));
+  if (r != renamed_.end())
+    renamed_.erase(r);
+  renamed_[cmd.arg] = Renamed{kernel_name, kc->handle};
+  read_.insert(kernel_name);
+  known_.erase(cmd.chain);
+  known_.insert(cmd.arg);
+}
+
+// The chain `cmd` names, renamed by the block before it was read: read by
+// the name the kernel knows it by.
+void OpPlanner::read_renamed(const Command &cmd) {
+  if (!kernel_.read_chains) {
+    whole(cmd);
+    return;
+  }
+  const std::string from = renamed_.at(cmd.chain).from;
+  renamed_.erase(cmd.chain);
+  KernelTable kt = kernel_.read_chains({from});
+  for (KernelChain &kc : kt.chains)
+    if (kc.name == from) {
+      kc.name = cmd.chain;
+      load_chain(cmd.chain, &kc);
+      return;
+    }
+  load_chain(cmd.chain, nullptr);
+}
+
+bool OpPlanner::logged(const std::string &name) const {
+  return std::any_of(log_.begin(), log_.end(),
+                     [&](const Logged &l) { return l.chain == name; });
+}
+
 // Chain `name` as the kernel has it (`kc`; null: it has none), with the
 // block's changes to it so far.
 void OpPlanner::load_chain(const std::string &name, const KernelChain *kc) {
@@ -397,7 +469,20 @@ TableModel &OpPlanner::whole(const Command &cmd) {
   // (last) and removals replayed.
   std::vector<std::string> order;
   std::set<std::string> present;
+  std::map<std::string, std::string> new_name; // renamed_, the other way
+  for (const auto &[to, from] : renamed_)
+    new_name.emplace(from.from, to);
+  renamed_.clear();
   for (const auto &kc : kt.chains) {
+    if (auto n = new_name.find(kc.name); n != new_name.end()) {
+      KernelChain named = kc;
+      named.name = n->second;
+      order.push_back(named.name);
+      present.insert(named.name);
+      if (!model_.has(named.name))
+        model_.add(from_kernel(named));
+      continue;
+    }
     order.push_back(kc.name);
     present.insert(kc.name);
     if (read_.count(kc.name) == 0) {
@@ -441,6 +526,8 @@ OpPlanner::Chain *OpPlanner::find_chain(const Command &cmd, bool messages) {
   if (chain_read(cmd.chain)) {
     if (messages && recorded_.count(cmd.chain) != 0)
       read_messages(cmd);
+  } else if (renamed_.count(cmd.chain) != 0) {
+    read_renamed(cmd);
   } else if (!messages && load_recorded(cmd.chain)) {
     // (Planned from the journal's record.)
   } else {

@@ -75,6 +75,8 @@ void OpPlanner::add_rules(Command &cmd, std::vector<Op> &out) {
 bool OpPlanner::chain_exists_now(const std::string &chain) {
   if (chain_read(chain))
     return model_.has(chain);
+  if (renamed_.count(chain) != 0)
+    return true;
   // The block's own creations and deletions so far, newest first; then
   // the kernel (one GETCHAIN).
   for (auto it = log_.rbegin(); it != log_.rend(); ++it) {

@@ -57,6 +57,9 @@ public:
   std::optional<KernelChain>
   recorded_chain(const std::string &name,
                  std::vector<uint64_t> &keys) const override;
+  std::optional<uint64_t>
+  recorded_rule(const std::string &name,
+                std::pair<uint64_t, uint64_t> keys) const override;
   BlockOutcome commit(uint32_t id_base) override;
   void block_ended() override;
 

@@ -3,6 +3,7 @@
 // in block_lines.cpp (the record's lines) and block_commit.cpp (COMMIT).
 #include "incremental/incremental_block.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "diag/stats.h"
@@ -150,6 +151,33 @@ Incremental::recorded_chain(const std::string &name,
     keys.push_back(r.key);
   }
   return kc;
+}
+
+std::optional<uint64_t>
+Incremental::recorded_rule(const std::string &name,
+                           std::pair<uint64_t, uint64_t> keys) const {
+  if (!cfg_.noflush || cfg_.family == Family::bridge)
+    return std::nullopt;
+  auto wanted = [&](const StateRule &r) {
+    return r.key == keys.first || r.key == keys.second;
+  };
+  if (journal_state_) {
+    for (const StateChain &c : journal_state_->chains) {
+      if (c.name != name)
+        continue;
+      auto it = std::find_if(c.rules.begin(), c.rules.end(), wanted);
+      if (it != c.rules.end())
+        return it->handle;
+    }
+    return std::nullopt;
+  }
+  if (!deferred_)
+    return std::nullopt;
+  std::string why;
+  std::optional<RuleLookup> one = journal_->find_rule(
+      batch_family(), table_, name, keys, loaded_generation_, &why);
+  deferred_current_ = deferred_current_ || one.has_value();
+  return one ? one->handle : std::nullopt;
 }
 
 BlockOutcome Incremental::commit(uint32_t id_base) {

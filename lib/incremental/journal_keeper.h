@@ -48,6 +48,16 @@ public:
     return journal_.load_chain(family, table, chain, generation, why);
   }
 
+  // A chain's first rule with either of `keys` in the current record
+  // (Journal::find_rule).
+  std::optional<RuleLookup> find_rule(uint32_t family, const std::string &table,
+                                      const std::string &chain,
+                                      std::pair<uint64_t, uint64_t> keys,
+                                      uint32_t generation,
+                                      std::string *why) const {
+    return journal_.find_rule(family, table, chain, keys, generation, why);
+  }
+
   // Asks the kernel to echo the first and last of `made` in `batch`.
   static void ask_echo(Batch &batch, const std::vector<Allocation> &made);
 

@@ -65,9 +65,9 @@ private:
 class Reader {
 public:
   explicit Reader(std::string_view in) : in_(in) {}
-  uint8_t u8() { return static_cast<uint8_t>(fixed(1)); }
-  uint32_t u32() { return static_cast<uint32_t>(fixed(4)); }
-  uint64_t u64() { return fixed(8); }
+  uint8_t u8() { return static_cast<uint8_t>(fixed<1>()); }
+  uint32_t u32() { return static_cast<uint32_t>(fixed<4>()); }
+  uint64_t u64() { return fixed<8>(); }
   uint64_t varint() {
     uint64_t v = 0;
     for (int shift = 0; shift < 64; shift += 7) {
@@ -102,17 +102,19 @@ public:
   size_t left() const { return in_.size() - pos_; }
 
 private:
-  uint64_t fixed(int n) {
-    if (!ok_ || in_.size() - pos_ < static_cast<size_t>(n)) {
+  // (Of a size known when compiled: the copy and the loop unrolled, the
+  // reading of a record's 40,000 chain entries kept inline.)
+  template <size_t N> uint64_t fixed() {
+    if (!ok_ || in_.size() - pos_ < N) {
       ok_ = false;
       return 0;
     }
-    unsigned char b[8];
-    std::memcpy(b, in_.data() + pos_, static_cast<size_t>(n));
+    unsigned char b[N];
+    std::memcpy(b, in_.data() + pos_, N);
     uint64_t v = 0;
-    for (int i = 0; i < n; ++i)
+    for (size_t i = 0; i < N; ++i)
       v |= uint64_t(b[i]) << (8 * i);
-    pos_ += n;
+    pos_ += N;
     return v;
   }
   std::string_view in_;

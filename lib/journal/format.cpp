@@ -28,7 +28,7 @@
 namespace fastrestore {
 namespace {
 
-constexpr uint32_t kVersion = 7;
+constexpr uint32_t kVersion = 8; // 8: hash64 in four lanes
 constexpr size_t kMaxName = 256;
 constexpr uint64_t kMaxBody = uint64_t(512) << 20; // a record's most
 
@@ -94,7 +94,8 @@ struct RecordHead {
     StateChainHead head;
     uint64_t rules = 0;
     uint64_t body_len = 0;
-    uint32_t body_hash = 0; // hash64 of the body, its low 32 bits
+    uint32_t body_hash = 0;   // hash64 of the body, its low 32 bits
+    uint64_t body_offset = 0; // from the first body's start
   };
   std::vector<Chain> chains;
   std::vector<StateSet> sets;
@@ -206,10 +207,14 @@ std::string assemble(const JournalKey &key, uint64_t serial,
 
 // The head of a record, from its first bytes (`start`: at least kStart
 // plus the head and its hash); nullopt, with the reason, when it is not
-// the head of `key`'s record with this serial.
-std::optional<RecordHead> read_head(std::string_view start,
-                                    const JournalKey &key, uint64_t serial,
-                                    std::string *why) {
+// the head of `key`'s record with this serial. With `only`, the head's
+// chains are that chain alone (none when the record lacks it), the others
+// parsed and passed over: a command on one chain of kube-proxy's 40,000
+// makes no entry for the others.
+std::optional<RecordHead>
+read_head(std::string_view start, const JournalKey &key, uint64_t serial,
+          std::string *why,
+          std::optional<std::string_view> only = std::nullopt) {
   auto broken = [&]() -> std::optional<RecordHead> {
     *why = "its contents do not parse";
     return std::nullopt;
@@ -260,26 +265,45 @@ std::optional<RecordHead> read_head(std::string_view start,
   const uint64_t chains = r.varint();
   if (!r.ok() || chains > r.left())
     return broken();
-  head.chains.resize(chains);
-  for (auto &chain : head.chains) {
-    StateChainHead &c = chain.head;
-    c.name = r.str(kMaxName);
+  head.chains.reserve(only ? 1 : chains);
+  uint64_t body_offset = 0;
+  for (uint64_t i = 0; i < chains && r.ok(); ++i) {
+    const std::string_view name = r.str(kMaxName);
     const uint8_t flags = r.u8();
+    uint32_t hook = 0, prio = 0, policy = 0;
+    std::string_view type;
+    if (flags & 4) {
+      hook = r.u32();
+      prio = r.u32();
+      type = r.str(kMaxName);
+    }
+    if (flags & 8)
+      policy = r.u32();
+    const uint64_t rules = r.varint();
+    const uint64_t body_len = r.varint();
+    const uint32_t body_hash = body_len != 0 ? r.u32() : 0;
+    if (body_len > kMaxBody)
+      return broken();
+    body_offset += body_len;
+    if (only && name != *only)
+      continue;
+    RecordHead::Chain chain;
+    chain.rules = rules;
+    chain.body_len = body_len;
+    chain.body_hash = body_hash;
+    chain.body_offset = body_offset - body_len;
+    StateChainHead &c = chain.head;
+    c.name = name;
     c.base = flags & 1;
     c.has_policy = flags & 2;
     if (flags & 4) {
-      c.hook = r.u32();
-      c.prio = static_cast<int32_t>(r.u32());
-      c.type = r.str(kMaxName);
+      c.hook = hook;
+      c.prio = static_cast<int32_t>(prio);
+      c.type = type;
     }
     if (flags & 8)
-      c.policy = r.u32();
-    chain.rules = r.varint();
-    chain.body_len = r.varint();
-    if (chain.body_len != 0)
-      chain.body_hash = r.u32();
-    if (chain.body_len > kMaxBody)
-      return broken();
+      c.policy = policy;
+    head.chains.push_back(std::move(chain));
   }
   const uint64_t sets = r.varint();
   if (!r.ok() || sets > r.left() / 17)
@@ -382,9 +406,19 @@ std::optional<TableState> decode_table_record(std::string_view bytes,
   return state;
 }
 
-std::optional<ChainRecord>
-decode_chain_record(const ReadAt &read, const JournalKey &key, uint64_t serial,
-                    std::string_view name, std::string *why) {
+namespace {
+
+// The head of the record `read` reads, and the body of its chain `name`
+// (hash checked) when it has one (`chain` null when not).
+struct ChainPart {
+  RecordHead head;
+  const RecordHead::Chain *chain = nullptr;
+  std::string body;
+};
+std::optional<ChainPart> read_chain_part(const ReadAt &read,
+                                         const JournalKey &key, uint64_t serial,
+                                         std::string_view name,
+                                         std::string *why) {
   std::string start;
   if (!read(0, kStart, start)) {
     *why = "it is truncated";
@@ -395,33 +429,73 @@ decode_chain_record(const ReadAt &read, const JournalKey &key, uint64_t serial,
     *why = "it is truncated";
     return std::nullopt;
   }
-  std::optional<RecordHead> head = read_head(start, key, serial, why);
+  std::optional<RecordHead> head = read_head(start, key, serial, why, name);
   if (!head)
     return std::nullopt;
-  ChainRecord out;
-  out.fingerprint = head->fingerprint;
-  out.next_handle = head->next_handle;
-  uint64_t offset = kStart + head_len + 8;
-  for (const auto &c : head->chains) {
-    if (c.head.name != name) {
-      offset += c.body_len;
-      continue;
-    }
-    std::string body;
-    if (!read(offset, c.body_len, body)) {
+  ChainPart out{std::move(*head), nullptr, {}};
+  for (const auto &c : out.head.chains) {
+    if (!read(kStart + head_len + 8 + c.body_offset, c.body_len, out.body)) {
       *why = "it is truncated";
       return std::nullopt;
     }
-    if (c.body_len != 0 && static_cast<uint32_t>(hash64(body)) != c.body_hash) {
+    if (c.body_len != 0 &&
+        static_cast<uint32_t>(hash64(out.body)) != c.body_hash) {
       *why = "its checksum does not match (truncated or altered)";
       return std::nullopt;
     }
-    out.chain = chain_of(c);
-    if (!get_rules(body, c.rules, out.chain->rules)) {
+    out.chain = &c;
+    break;
+  }
+  return out;
+}
+
+} // namespace
+
+std::optional<ChainRecord>
+decode_chain_record(const ReadAt &read, const JournalKey &key, uint64_t serial,
+                    std::string_view name, std::string *why) {
+  std::optional<ChainPart> part = read_chain_part(read, key, serial, name, why);
+  if (!part)
+    return std::nullopt;
+  ChainRecord out;
+  out.fingerprint = part->head.fingerprint;
+  out.next_handle = part->head.next_handle;
+  if (part->chain != nullptr) {
+    out.chain = chain_of(*part->chain);
+    if (!get_rules(part->body, part->chain->rules, out.chain->rules)) {
       *why = "its contents do not parse";
       return std::nullopt;
     }
-    break;
+  }
+  return out;
+}
+
+std::optional<RuleLookup>
+find_chain_rule(const ReadAt &read, const JournalKey &key, uint64_t serial,
+                std::string_view name, std::pair<uint64_t, uint64_t> keys,
+                std::string *why) {
+  std::optional<ChainPart> part = read_chain_part(read, key, serial, name, why);
+  if (!part)
+    return std::nullopt;
+  RuleLookup out;
+  if (part->chain == nullptr)
+    return out;
+  out.chain = true;
+  // The body read as get_rules reads it, each rule's key compared.
+  journal::Reader r(part->body);
+  uint64_t handle = 0;
+  for (uint64_t i = 0; i < part->chain->rules && r.ok(); ++i) {
+    const uint64_t k = r.u64();
+    r.u64(); // the line's hash
+    handle += static_cast<uint64_t>(unzigzag(r.varint()));
+    if (r.ok() && (k == keys.first || k == keys.second)) {
+      out.handle = handle;
+      return out;
+    }
+  }
+  if (!r.ok() || r.left() != 0) {
+    *why = "its contents do not parse";
+    return std::nullopt;
   }
   return out;
 }

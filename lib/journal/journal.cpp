@@ -320,25 +320,51 @@ std::optional<TableState> Journal::load(uint32_t family,
   return state;
 }
 
+bool Journal::read_parts(
+    uint32_t family, const std::string &table, uint32_t generation,
+    std::string *why,
+    const std::function<bool(const ReadAt &, const JournalKey &, uint64_t)>
+        &decode) const {
+  const std::optional<uint64_t> serial =
+      current_serial(family, table, generation, why);
+  if (!serial)
+    return false;
+  TrustedFile file(table_path(family, table), kMaxTable, why);
+  if (!file.is_open())
+    return false;
+  const ReadAt read = [&](uint64_t offset, size_t len, std::string &bytes) {
+    return file.read_at(offset, len, bytes);
+  };
+  if (decode(read, JournalKey{ns_, family, table}, *serial))
+    return true;
+  *why = "record " + *why;
+  return false;
+}
+
 std::optional<ChainRecord> Journal::load_chain(uint32_t family,
                                                const std::string &table,
                                                const std::string &chain,
                                                uint32_t generation,
                                                std::string *why) const {
-  const std::optional<uint64_t> serial =
-      current_serial(family, table, generation, why);
-  if (!serial)
-    return std::nullopt;
-  TrustedFile file(table_path(family, table), kMaxTable, why);
-  if (!file.is_open())
-    return std::nullopt;
-  std::optional<ChainRecord> out = decode_chain_record(
-      [&](uint64_t offset, size_t len, std::string &bytes) {
-        return file.read_at(offset, len, bytes);
-      },
-      JournalKey{ns_, family, table}, *serial, chain, why);
-  if (!out)
-    *why = "record " + *why;
+  std::optional<ChainRecord> out;
+  read_parts(family, table, generation, why,
+             [&](const ReadAt &read, const JournalKey &key, uint64_t serial) {
+               out = decode_chain_record(read, key, serial, chain, why);
+               return out.has_value();
+             });
+  return out;
+}
+
+std::optional<RuleLookup>
+Journal::find_rule(uint32_t family, const std::string &table,
+                   const std::string &chain, std::pair<uint64_t, uint64_t> keys,
+                   uint32_t generation, std::string *why) const {
+  std::optional<RuleLookup> out;
+  read_parts(family, table, generation, why,
+             [&](const ReadAt &read, const JournalKey &key, uint64_t serial) {
+               out = find_chain_rule(read, key, serial, chain, keys, why);
+               return out.has_value();
+             });
   return out;
 }
 

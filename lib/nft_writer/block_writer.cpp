@@ -113,6 +113,14 @@ public:
         planner_read_ = true;
         return view_->chains(names);
       };
+      kernel.chain_head =
+          [this](const std::string &name) -> std::optional<KernelChain> {
+        KernelTable kt = view_->chains({name}, false);
+        for (KernelChain &c : kt.chains)
+          if (c.name == name)
+            return std::move(c);
+        return std::nullopt;
+      };
       kernel.read = [this]() -> const KernelTable & {
         planner_read_ = true;
         return view_->table();
@@ -152,6 +160,15 @@ public:
         if (kc)
           planner_read_ = true; // (the kernel's rules, as recorded)
         return kc;
+      };
+      kernel.recorded_rule = [this](const std::string &name,
+                                    std::pair<uint64_t, uint64_t> keys) {
+        std::optional<uint64_t> handle =
+            incremental_block_ ? incremental_->recorded_rule(name, keys)
+                               : std::nullopt;
+        if (handle)
+          planner_read_ = true; // (the kernel's rules, as recorded)
+        return handle;
       };
       kernel.record_keys = [family = cfg_.family](const Rule &r) {
         return record_keys(r, family);

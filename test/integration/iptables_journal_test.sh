@@ -5,8 +5,8 @@
 # (strace sees no NFT_MSG_GETRULE), and a command that changes the table
 # keeps the record current: the next --incremental load is served from
 # the journal and converges (a rule a command added is gone again); -E
-# forgets it. Without a current record nothing is read or written to
-# make one.
+# forgets it (and reads no rule either way). Without a current record
+# nothing is read or written to make one.
 #   iptables_journal_test.sh FASTRESTORE
 set -u
 . "$(dirname "$0")/common.sh"
@@ -82,8 +82,14 @@ for cmd in "-I small 1 -j ACCEPT" "-R small 1 -j RETURN" "-D INPUT 300" \
   served || echo "not served after $cmd: $(cat "$out/stats")" >> "$out/errors"
 done
 # -E forgets the record (the rules that jump to the chain change their
-# keys with its name): the next load reads the table, and converges.
-ipt -E small other
+# keys with its name): the next load reads the table, and converges. -E
+# asks the kernel for the two names alone, with a record and without, and
+# for no rule.
+r=$(asks -E small other)
+case "$r" in *GETRULE*) echo "-E read rules: $r" >> "$out/errors" ;; esac
+r=$(asks -E other small2)
+case "$r" in *GETRULE*) echo "-E without a record read rules: $r" >> "$out/errors" ;; esac
+ipt -L small2 -n > /dev/null || echo "-E did not rename" >> "$out/errors"
 "$fr" --incremental < "$T"
 iptables-nft-save | grep -v "^#" > "$out/save"
 SH

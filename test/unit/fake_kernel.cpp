@@ -480,9 +480,10 @@ KernelTable FakeKernel::read_chain_list(uint32_t family,
 }
 
 KernelTable FakeKernel::read_chains(uint32_t family, const std::string &table,
-                                    const std::vector<std::string> &names) {
+                                    const std::vector<std::string> &names,
+                                    bool rules) {
   ++chain_reads;
-  return read(family, table, &names, true);
+  return read(family, table, &names, rules);
 }
 
 bool FakeKernel::chain_exists(uint32_t family, const std::string &table,

@@ -38,7 +38,8 @@ public:
   KernelTable read_chain_list(uint32_t family,
                               const std::string &table) override;
   KernelTable read_chains(uint32_t family, const std::string &table,
-                          const std::vector<std::string> &names) override;
+                          const std::vector<std::string> &names,
+                          bool rules = true) override;
   bool chain_exists(uint32_t family, const std::string &table,
                     const std::string &chain) override;
   uint32_t generation() override { return genid_; }

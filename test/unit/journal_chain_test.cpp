@@ -3,6 +3,7 @@
 // a chain written into the record, without a kernel.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,46 @@ TEST_CASE("journal: one chain of a record is read alone, with its own checks",
   CHECK(why == "it is truncated");
   CHECK_FALSE(
       decode_chain_record(reader(bytes.substr(0, 30)), key, 9, "INPUT", &why));
+}
+
+TEST_CASE("journal: a rule is found by key in its chain's part of a record",
+          "[journal]") {
+  const JournalKey key{ns(), 2, "filter"};
+  TableState t = sample(5);
+  t.chains.push_back(chain("keys", {{7, 100}, {8, 90}, {7, 300}, {9, 301}}));
+  const std::string bytes = encode_table_record(key, 9, t);
+  std::string why;
+  // Each rule of every chain by its own key: the first with that key.
+  for (const StateChain &c : t.chains)
+    for (const StateRule &r : c.rules) {
+      auto got = find_chain_rule(reader(bytes), key, 9, c.name, {r.key, 0},
+                                 &why);
+      INFO(c.name << " " << r.key << ": " << why);
+      REQUIRE(got);
+      CHECK(got->chain);
+      const auto first = std::find_if(
+          c.rules.begin(), c.rules.end(),
+          [&](const StateRule &x) { return x.key == r.key; });
+      CHECK(got->handle == first->handle);
+    }
+  // Either key of the pair; none; a chain the record lacks.
+  CHECK(find_chain_rule(reader(bytes), key, 9, "keys", {1, 9}, &why)->handle ==
+        301u);
+  CHECK(find_chain_rule(reader(bytes), key, 9, "keys", {8, 1}, &why)->handle ==
+        90u);
+  auto none = find_chain_rule(reader(bytes), key, 9, "keys", {1, 2}, &why);
+  REQUIRE(none);
+  CHECK(none->chain);
+  CHECK_FALSE(none->handle);
+  auto lacking = find_chain_rule(reader(bytes), key, 9, "nope", {7, 8}, &why);
+  REQUIRE(lacking);
+  CHECK_FALSE(lacking->chain);
+  // Another serial, a byte of the chain's part altered: refused.
+  CHECK_FALSE(find_chain_rule(reader(bytes), key, 8, "keys", {7, 0}, &why));
+  std::string bad = bytes;
+  bad[bytes.size() - 8 - 10] ^= 1;
+  CHECK_FALSE(find_chain_rule(reader(bad), key, 9, "keys", {7, 0}, &why));
+  CHECK(why == "its checksum does not match (truncated or altered)");
 }
 
 TEST_CASE("journal: a command's change to one chain is written into the record",

@@ -197,7 +197,8 @@ KernelTable read_kernel_table_once(mnl_socket *nl, uint32_t family,
   if (only != nullptr) {
     for (const auto &name : *only)
       if (auto kc = read_one_chain(nl, family, table, name, ++seq)) {
-        read_chain_rules(nl, family, table, ++seq, *kc);
+        if (rules)
+          read_chain_rules(nl, family, table, ++seq, *kc);
         out.chains.push_back(std::move(*kc));
       }
     return out;

@@ -35,10 +35,11 @@ KernelTable head_of(const KernelTable &t) {
 
 } // namespace
 
-KernelTable KernelView::chains(const std::vector<std::string> &names) {
+KernelTable KernelView::chains(const std::vector<std::string> &names,
+                               bool rules) {
   if (!whole_) {
     before();
-    return transport_->read_chains(family_, table_, names);
+    return transport_->read_chains(family_, table_, names, rules);
   }
   KernelTable out = head_of(*whole_);
   for (const auto &n : names)

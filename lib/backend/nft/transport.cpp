@@ -42,8 +42,9 @@ public:
   }
 
   KernelTable read_chains(uint32_t family, const std::string &table,
-                          const std::vector<std::string> &names) override {
-    return read_kernel_table(nl_, family, table, &names);
+                          const std::vector<std::string> &names,
+                          bool rules = true) override {
+    return read_kernel_table(nl_, family, table, &names, rules);
   }
 
   bool chain_exists(uint32_t family, const std::string &table,

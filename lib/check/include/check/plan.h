@@ -82,6 +82,9 @@ struct KernelAccess {
   std::function<KernelTable(const std::vector<std::string> &names)> read_chains;
   // Whether the kernel's table has this chain (one small request).
   std::function<bool(const std::string &chain)> chain_exists;
+  // The kernel's chain `name` without its rules (one GETCHAIN), nullopt
+  // when the table lacks it: -E names the chain by its handle.
+  std::function<std::optional<KernelChain>(const std::string &name)> chain_head;
   std::function<std::string(std::string_view message)> identify_message;
   std::function<std::string(uint32_t id)> identify_batch_rule;
   std::function<std::string(const Rule &rule)> identify_rule;
@@ -94,6 +97,14 @@ struct KernelAccess {
   std::function<std::optional<KernelChain>(const std::string &name,
                                            std::vector<uint64_t> &keys)>
       recorded_chain;
+  // The handle of the first rule of chain `name` whose recorded key is
+  // either of `keys` (record_keys), the chain's part of the record
+  // scanned without decoding it: -C of a rule the block has not touched
+  // the chain of is answered from it alone. nullopt: no current record,
+  // no such chain in it, or no such key.
+  std::function<std::optional<uint64_t>(const std::string &name,
+                                        std::pair<uint64_t, uint64_t> keys)>
+      recorded_rule;
   // The keys a record holds for a rule like `rule` (by its message's
   // bytes; by its identity): a record key equal to either is such a rule.
   std::function<std::pair<uint64_t, uint64_t>(const Rule &rule)> record_keys;
@@ -150,6 +161,7 @@ private:
 
   const std::string &identity(const RuleRef &ref);
   void plan_by_spec(const Command &cmd, std::vector<Op> &out);
+  bool checked_by_key(const Command &cmd);
   void plan_zero(const Command &cmd, std::vector<Op> &out);
   // `id` carries the rule id, or the policy for Event::policy.
   enum class Event { append, insert_head, flush, create, remove, policy };
@@ -171,6 +183,9 @@ private:
   std::vector<RuleRef>::iterator found_by_key(const std::string &name, Chain &c,
                                               const Rule &rule, bool first);
   void plan_positional(const Command &cmd, std::vector<Op> &out);
+  void rename_unread(const Command &cmd, std::vector<Op> &out);
+  void read_renamed(const Command &cmd);
+  bool logged(const std::string &name) const;
   void plan_policy(const Command &cmd, std::vector<Op> &out);
 
   const BuiltinTable *table_;
@@ -217,6 +232,15 @@ private:
     std::vector<uint64_t> handles, keys;
   };
   std::map<std::string, RecordedRules> recorded_keys_;
+  // Chains the block renamed before any command read them (-E by the
+  // chain's handle, nothing else of the table read): each new name, the
+  // name the kernel still knows the chain by (in read_: gone by it) and
+  // its handle (the batch's later commands name it by that).
+  struct Renamed {
+    std::string from;
+    uint64_t handle = 0;
+  };
+  std::map<std::string, Renamed> renamed_;
 };
 
 // Throws Error for the first command the model refuses. `read_kernel` is

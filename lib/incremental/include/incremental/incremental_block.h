@@ -60,6 +60,12 @@ public:
   virtual std::optional<KernelChain>
   recorded_chain(const std::string &name,
                  std::vector<uint64_t> &keys) const = 0;
+  // The handle of the first rule of that chain whose recorded key is
+  // either of `keys` (KernelAccess::recorded_rule), the chain's part of the
+  // record scanned, not decoded; nullopt when there is none.
+  virtual std::optional<uint64_t>
+  recorded_rule(const std::string &name,
+                std::pair<uint64_t, uint64_t> keys) const = 0;
   // The block's COMMIT: its batch (the writer's, finished) sent as it is
   // or as a delta, and recorded; or nothing sent and read_again, when the
   // delta needs lines taken unparsed (the block is read again, every line

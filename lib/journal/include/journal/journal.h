@@ -74,6 +74,22 @@ std::optional<ChainRecord>
 decode_chain_record(const ReadAt &read, const JournalKey &key, uint64_t serial,
                     std::string_view name, std::string *why);
 
+// What a record holds of one rule (find_chain_rule): whether it has the
+// chain, and the handle of the chain's first rule with a key asked for.
+struct RuleLookup {
+  bool chain = false;
+  std::optional<uint64_t> handle;
+};
+
+// The first rule of the chain `name` in the record `read` reads whose key
+// is either of `keys`, found in that chain's part without decoding it into
+// rules (the head and the part checked as decode_chain_record checks
+// them); nullopt, with the reason, as decode_chain_record.
+std::optional<RuleLookup>
+find_chain_rule(const ReadAt &read, const JournalKey &key, uint64_t serial,
+                std::string_view name, std::pair<uint64_t, uint64_t> keys,
+                std::string *why);
+
 // What a single command did to one chain of a recorded table: `chain` is
 // the chain as the command left it (its head and rules, each rule's key
 // and handle; another name than `name`: renamed), nullopt when deleted. A
@@ -130,6 +146,15 @@ public:
                                         uint32_t generation,
                                         std::string *why) const;
 
+  // The chain's first rule with either of `keys` (find_chain_rule) when
+  // the table's record is current at `generation`; nullopt with the reason
+  // otherwise.
+  std::optional<RuleLookup> find_rule(uint32_t family, const std::string &table,
+                                      const std::string &chain,
+                                      std::pair<uint64_t, uint64_t> keys,
+                                      uint32_t generation,
+                                      std::string *why) const;
+
   // After this process's command moved the ruleset from generation
   // `before` to `after`: the table's record, current at `before`, with
   // `edits` made (edit_table_record), and the namespace's other records
@@ -173,6 +198,14 @@ private:
                                          const std::string &table,
                                          uint32_t generation,
                                          std::string *why) const;
+  // `decode` given a reader of the table's record, its key and serial,
+  // when the record is current at `generation`; false with the reason
+  // otherwise or when `decode` says false ("record " put before its
+  // reason).
+  bool read_parts(uint32_t family, const std::string &table,
+                  uint32_t generation, std::string *why,
+                  const std::function<bool(const ReadAt &, const JournalKey &,
+                                           uint64_t)> &decode) const;
   // The table's record's bytes and its serial when the index is current
   // at `generation`; nullopt with the reason otherwise.
   std::optional<std::string>

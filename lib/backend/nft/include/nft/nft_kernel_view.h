@@ -41,10 +41,10 @@ public:
   // Every chain with its rules (a chain dump, then a rule dump a chain;
   // read once, kept for the block).
   const KernelTable &table();
-  // The chains `names` that exist, with their rules, in that order (a
-  // GETCHAIN and a rule dump of that chain each, unless the table was
-  // read whole).
-  KernelTable chains(const std::vector<std::string> &names);
+  // The chains `names` that exist, with their rules unless `rules` is
+  // false, in that order (a GETCHAIN and a rule dump of that chain each,
+  // unless the table was read whole).
+  KernelTable chains(const std::vector<std::string> &names, bool rules = true);
   // The chains without their rules (one chain dump, unless the table was
   // read whole).
   KernelTable chain_list();

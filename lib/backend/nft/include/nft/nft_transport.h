@@ -46,16 +46,23 @@ public:
     }
     return t;
   }
-  // The chains `names` of the table that exist, with their rules (a
-  // GETCHAIN and a rule dump each, no chain dump), and the table's use.
+  // The chains `names` of the table that exist, with their rules unless
+  // `rules` is false (a GETCHAIN and a rule dump each, no chain dump), and
+  // the table's use.
   virtual KernelTable read_chains(uint32_t family, const std::string &table,
-                                  const std::vector<std::string> &names) {
+                                  const std::vector<std::string> &names,
+                                  bool rules = true) {
     KernelTable t = read_table(family, table);
     std::vector<KernelChain> named;
     for (const auto &n : names)
       for (auto &c : t.chains)
-        if (c.name == n)
+        if (c.name == n) {
           named.push_back(std::move(c));
+          if (!rules) {
+            named.back().rules.clear();
+            named.back().messages.clear();
+          }
+        }
     t.chains = std::move(named);
     return t;
   }
