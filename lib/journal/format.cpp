@@ -146,15 +146,9 @@ uint32_t head_length(std::string_view start) {
   return journal::Reader(start.substr(8, 4)).u32();
 }
 
-// The record of `head` whose chains' bodies are `bodies` (in order).
-std::string assemble(const JournalKey &key, uint64_t serial,
-                     const RecordHead &head,
-                     const std::vector<std::string_view> &bodies) {
-  journal::Writer h;
-  size_t size = 64;
-  for (const auto &c : head.chains)
-    size += c.head.name.size() + c.head.type.size() + 40;
-  h.reserve(size);
+// A head's fields before its chains' entries (their count included).
+void put_head_start(journal::Writer &h, const JournalKey &key, uint64_t serial,
+                    const RecordHead &head, uint64_t chains) {
   put_ns(h, key.ns);
   h.u32(key.family);
   h.str(key.table);
@@ -162,33 +156,43 @@ std::string assemble(const JournalKey &key, uint64_t serial,
   h.u64(head.fingerprint);
   h.u64(head.block);
   h.u64(head.next_handle);
-  h.varint(head.chains.size());
-  for (const auto &chain : head.chains) {
-    const StateChainHead &c = chain.head;
-    h.str(c.name);
-    const bool hooked = c.hook != 0 || c.prio != 0 || !c.type.empty();
-    const bool policy = c.has_policy || c.policy != 0;
-    h.u8(static_cast<uint8_t>((c.base ? 1 : 0) | (c.has_policy ? 2 : 0) |
-                              (hooked ? 4 : 0) | (policy ? 8 : 0)));
-    if (hooked) {
-      h.u32(c.hook);
-      h.u32(static_cast<uint32_t>(c.prio));
-      h.str(c.type);
-    }
-    if (policy)
-      h.u32(c.policy);
-    h.varint(chain.rules);
-    h.varint(chain.body_len);
-    if (chain.body_len != 0)
-      h.u32(static_cast<uint32_t>(chain.body_hash));
+  h.varint(chains);
+}
+
+// A chain's entry in the head.
+void put_chain_entry(journal::Writer &h, const RecordHead::Chain &chain) {
+  const StateChainHead &c = chain.head;
+  h.str(c.name);
+  const bool hooked = c.hook != 0 || c.prio != 0 || !c.type.empty();
+  const bool policy = c.has_policy || c.policy != 0;
+  h.u8(static_cast<uint8_t>((c.base ? 1 : 0) | (c.has_policy ? 2 : 0) |
+                            (hooked ? 4 : 0) | (policy ? 8 : 0)));
+  if (hooked) {
+    h.u32(c.hook);
+    h.u32(static_cast<uint32_t>(c.prio));
+    h.str(c.type);
   }
-  h.varint(head.sets.size());
-  for (const StateSet &set : head.sets) {
+  if (policy)
+    h.u32(c.policy);
+  h.varint(chain.rules);
+  h.varint(chain.body_len);
+  if (chain.body_len != 0)
+    h.u32(static_cast<uint32_t>(chain.body_hash));
+}
+
+// A head's sets, after its chains' entries.
+void put_sets(journal::Writer &h, const std::vector<StateSet> &sets) {
+  h.varint(sets.size());
+  for (const StateSet &set : sets) {
     h.str(set.name);
     h.u64(set.digest);
     h.u64(set.members);
   }
-  const std::string_view head_bytes = h.written();
+}
+
+// The record of the head `head_bytes` whose chains' bodies are `bodies`.
+std::string seal_record(std::string_view head_bytes,
+                        const std::vector<std::string_view> &bodies) {
   journal::Writer w;
   size_t total = kStart + head_bytes.size() + 16;
   for (std::string_view b : bodies)
@@ -205,16 +209,39 @@ std::string assemble(const JournalKey &key, uint64_t serial,
   return w.take();
 }
 
+// The record of `head` whose chains' bodies are `bodies` (in order).
+std::string assemble(const JournalKey &key, uint64_t serial,
+                     const RecordHead &head,
+                     const std::vector<std::string_view> &bodies) {
+  journal::Writer h;
+  size_t size = 64;
+  for (const auto &c : head.chains)
+    size += c.head.name.size() + c.head.type.size() + 40;
+  h.reserve(size);
+  put_head_start(h, key, serial, head, head.chains.size());
+  for (const auto &chain : head.chains)
+    put_chain_entry(h, chain);
+  put_sets(h, head.sets);
+  return seal_record(h.written(), bodies);
+}
+
 // The head of a record, from its first bytes (`start`: at least kStart
 // plus the head and its hash); nullopt, with the reason, when it is not
 // the head of `key`'s record with this serial. With `only`, the head's
 // chains are that chain alone (none when the record lacks it), the others
 // parsed and passed over: a command on one chain of kube-proxy's 40,000
 // makes no entry for the others.
+// With `entries`, the chains are not made at all: each chain's entry is
+// put there as the bytes it is in the head, with its name and its body's
+// place, for an edit that copies them.
+struct EntryView {
+  std::string_view name, entry;
+  uint64_t body_offset = 0, body_len = 0;
+};
 std::optional<RecordHead>
 read_head(std::string_view start, const JournalKey &key, uint64_t serial,
-          std::string *why,
-          std::optional<std::string_view> only = std::nullopt) {
+          std::string *why, std::optional<std::string_view> only = std::nullopt,
+          std::vector<EntryView> *entries = nullptr) {
   auto broken = [&]() -> std::optional<RecordHead> {
     *why = "its contents do not parse";
     return std::nullopt;
@@ -265,9 +292,13 @@ read_head(std::string_view start, const JournalKey &key, uint64_t serial,
   const uint64_t chains = r.varint();
   if (!r.ok() || chains > r.left())
     return broken();
-  head.chains.reserve(only ? 1 : chains);
+  if (entries != nullptr)
+    entries->reserve(chains);
+  else
+    head.chains.reserve(only ? 1 : chains);
   uint64_t body_offset = 0;
   for (uint64_t i = 0; i < chains && r.ok(); ++i) {
+    const size_t entry_start = r.pos();
     const std::string_view name = r.str(kMaxName);
     const uint8_t flags = r.u8();
     uint32_t hook = 0, prio = 0, policy = 0;
@@ -285,6 +316,12 @@ read_head(std::string_view start, const JournalKey &key, uint64_t serial,
     if (body_len > kMaxBody)
       return broken();
     body_offset += body_len;
+    if (entries != nullptr) {
+      entries->push_back(
+          EntryView{name, head_bytes.substr(entry_start, r.pos() - entry_start),
+                    body_offset - body_len, body_len});
+      continue;
+    }
     if (only && name != *only)
       continue;
     RecordHead::Chain chain;
@@ -505,39 +542,77 @@ edit_table_record(std::string_view bytes, const JournalKey &key,
                   uint64_t serial, uint64_t new_serial,
                   const std::vector<ChainEdit> &edits, uint64_t next_handle,
                   std::string *why) {
-  std::vector<std::string_view> bodies;
-  std::optional<RecordHead> head = read_record(bytes, key, serial, bodies, why);
+  // The other chains' entries and bodies are copied as bytes: a command
+  // on one of kube-proxy's 40,000 chains makes no entry for the others.
+  if (!unseal(bytes, "FRJT", why))
+    return std::nullopt;
+  std::vector<EntryView> entries;
+  std::optional<RecordHead> head =
+      read_head(bytes, key, serial, why, std::nullopt, &entries);
   if (!head)
     return std::nullopt;
-  // The edited chains' bodies, written anew (a deque: each stays put).
-  std::deque<std::string> written;
-  auto put = [&](RecordHead::Chain &c, const StateChain &chain) {
+  const uint32_t head_len = head_length(bytes);
+  const std::string_view all_bodies = bytes.substr(
+      kStart + head_len + 8, bytes.size() - 8 - kStart - head_len - 8);
+  struct Part {
+    std::string_view name, entry, body;
+  };
+  const uint64_t bodies_len =
+      entries.empty() ? 0
+                      : entries.back().body_offset + entries.back().body_len;
+  if (bodies_len != all_bodies.size()) {
+    *why = "its contents do not parse";
+    return std::nullopt;
+  }
+  std::vector<Part> parts;
+  parts.reserve(entries.size() + edits.size());
+  for (const EntryView &e : entries)
+    parts.push_back(
+        Part{e.name, e.entry, all_bodies.substr(e.body_offset, e.body_len)});
+  // The edited chains' names, entries and bodies, written anew (deques:
+  // each stays put).
+  std::deque<std::string> names, written;
+  auto put = [&](const StateChain &chain) {
     journal::Writer w;
     put_rules(w, chain.rules);
     written.push_back(w.take());
-    describe(c, chain, written.back());
-    return std::string_view(written.back());
+    const std::string_view body = written.back();
+    RecordHead::Chain c;
+    describe(c, chain, body);
+    journal::Writer h;
+    put_chain_entry(h, c);
+    written.push_back(h.take());
+    names.push_back(chain.name);
+    return Part{names.back(), written.back(), body};
   };
   for (const ChainEdit &e : edits) {
     size_t i = 0;
-    while (i < head->chains.size() && head->chains[i].head.name != e.name)
+    while (i < parts.size() && parts[i].name != e.name)
       ++i;
-    if (i == head->chains.size()) {
-      if (!e.chain)
-        continue; // deleted, and not recorded
-      head->chains.emplace_back();
-      bodies.push_back(put(head->chains.back(), *e.chain));
+    if (i == parts.size()) {
+      if (e.chain)
+        parts.push_back(put(*e.chain));
+      // (else deleted, and not recorded)
     } else if (!e.chain) {
-      head->chains.erase(head->chains.begin() + static_cast<ptrdiff_t>(i));
-      bodies.erase(bodies.begin() + static_cast<ptrdiff_t>(i));
+      parts.erase(parts.begin() + static_cast<ptrdiff_t>(i));
     } else {
-      bodies[i] = put(head->chains[i], *e.chain);
+      parts[i] = put(*e.chain);
     }
   }
   // The table is no longer what a block made.
   head->block = 0;
   head->next_handle = next_handle;
-  return assemble(key, new_serial, *head, bodies);
+  journal::Writer h;
+  h.reserve(kStart + head_len + 64 * (edits.size() + 1));
+  put_head_start(h, key, new_serial, *head, parts.size());
+  std::vector<std::string_view> bodies;
+  bodies.reserve(parts.size());
+  for (const Part &p : parts) {
+    h.raw(p.entry);
+    bodies.push_back(p.body);
+  }
+  put_sets(h, head->sets);
+  return seal_record(h.written(), bodies);
 }
 
 std::string encode_index(const NetnsId &ns, const JournalIndex &index) {
