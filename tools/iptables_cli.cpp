@@ -7,6 +7,7 @@
 #include <cstring>
 #include <iostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fastrestore/ip_list.h"
@@ -15,6 +16,7 @@
 #include "fastrestore/restore_word.h"
 #include "fastrestore/tables.h"
 #include "fastrestore/text_save.h"
+#include "fastrestore/unified_diff.h"
 #include "iptables_args.h"
 #include "program.h"
 
@@ -115,11 +117,6 @@ bool named(const std::string &out, const std::string &chain) {
   return name == chain;
 }
 
-bool has_chain(const KernelTable &kt, const std::string &name) {
-  return std::any_of(kt.chains.begin(), kt.chains.end(),
-                     [&](const KernelChain &c) { return c.name == name; });
-}
-
 // The save lines of the chains `kt` holds (its table's lines too), with
 // the counters when `counters`; 0, or the save's status with its message
 // printed.
@@ -135,14 +132,8 @@ int save_lines(const Self &s, const std::string &table, KernelTable &kt,
     std::cerr << s.name << ": " << error << "\n";
     return rc;
   }
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos)
-      end = text.size();
-    lines.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
+  for (std::string_view line : split_lines(text))
+    lines.emplace_back(line);
   return 0;
 }
 
@@ -154,7 +145,7 @@ int list_rules(const Self &s, const IptablesArgs &a, nft::Transport &t,
   KernelTable kt = a.chain.empty()
                        ? t.read_table(s.nfproto(), a.table)
                        : t.read_chains(s.nfproto(), a.table, {a.chain});
-  if (!a.chain.empty() && !has_chain(kt, a.chain) &&
+  if (!a.chain.empty() && !kt.find(a.chain) &&
       find_builtin_chain(bt, a.chain) == nullptr) {
     std::cerr << s.tool.name << " v" << s.tool.version << ": chain `" << a.chain
               << "' in table `" << a.table
@@ -203,7 +194,7 @@ RestoreConfig command_config(const Self &s) {
 int zero_rule(const Self &s, const IptablesArgs &a, nft::Transport &t,
               const BuiltinTable &bt) {
   KernelTable kt = t.read_chains(s.nfproto(), a.table, {a.chain});
-  if (!has_chain(kt, a.chain)) {
+  if (!kt.find(a.chain)) {
     // iptables-nft's message comes from the errno its reads left: its
     // last read is of the table's built-in chain last by name, which
     // leaves EINVAL when that chain exists (a built-in chain named).
@@ -212,7 +203,7 @@ int zero_rule(const Self &s, const IptablesArgs &a, nft::Transport &t,
       last = std::max(last, std::string(bt.chains[i].name));
     const bool einval =
         find_builtin_chain(bt, a.chain) != nullptr &&
-        has_chain(t.read_chain_list(s.nfproto(), a.table), last);
+        t.read_chain_list(s.nfproto(), a.table).find(last) != nullptr;
     std::cerr << s.name
               << (einval ? ": Incompatible with this kernel.\n"
                          : ": Bad rule (does a matching rule exist in that "
@@ -281,12 +272,12 @@ std::vector<std::string> every_chain(const Self &s, const IptablesArgs &a,
   // (-F makes them in the table's own order, -L -Z in hook order; both
   // name them in hook order.)
   for (int i = 0; i < bt.nchains && a.command == 'F'; ++i)
-    if (!has_chain(kt, bt.chains[i].name))
+    if (!kt.find(bt.chains[i].name))
       make += std::string(":") + bt.chains[i].name + " ACCEPT\n";
   for (const BuiltinChain *b : chains_in_hook_order(bt)) {
-    if (a.list_zero && !has_chain(kt, b->name))
+    if (a.list_zero && !kt.find(b->name))
       make += std::string(":") + b->name + " ACCEPT\n";
-    if (made || has_chain(kt, b->name))
+    if (made || kt.find(b->name) != nullptr)
       names.push_back(b->name);
   }
   names.insert(names.end(), users.begin(), users.end());
@@ -340,7 +331,7 @@ int kernel_command(const Self &s, const IptablesArgs &a, nft::Transport &t,
   if (a.list_zero && !a.chain.empty() && find_builtin_chain(bt, a.chain)) {
     const KernelTable kt = t.read_chains(s.nfproto(), a.table, {a.chain});
     table_exists = kt.exists;
-    if (!has_chain(kt, a.chain))
+    if (!kt.find(a.chain))
       make = ":" + a.chain + " ACCEPT\n";
   }
   if (!named)

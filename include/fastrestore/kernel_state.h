@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace fastrestore {
@@ -49,6 +51,17 @@ struct KernelTable {
   // more than its chains when it holds anything else.
   uint32_t use = 0;
   std::vector<KernelChain> chains; // the kernel's order
+
+  // The chain named `name`, or null.
+  const KernelChain *find(std::string_view name) const {
+    for (const KernelChain &c : chains)
+      if (c.name == name)
+        return &c;
+    return nullptr;
+  }
+  KernelChain *find(std::string_view name) {
+    return const_cast<KernelChain *>(std::as_const(*this).find(name));
+  }
 };
 
 } // namespace fastrestore

@@ -431,13 +431,10 @@ void OpPlanner::read_renamed(const Command &cmd) {
   const std::string from = renamed_.at(cmd.chain).from;
   renamed_.erase(cmd.chain);
   KernelTable kt = kernel_.read_chains({from});
-  for (KernelChain &kc : kt.chains)
-    if (kc.name == from) {
-      kc.name = cmd.chain;
-      load_chain(cmd.chain, &kc);
-      return;
-    }
-  load_chain(cmd.chain, nullptr);
+  KernelChain *kc = kt.find(from);
+  if (kc != nullptr)
+    kc->name = cmd.chain;
+  load_chain(cmd.chain, kc);
 }
 
 bool OpPlanner::logged(const std::string &name) const {
@@ -535,12 +532,8 @@ OpPlanner::Chain *OpPlanner::find_chain(const Command &cmd, bool messages) {
       needs_kernel_rules(cmd, "this command");
     if (kernel_.read_chains) {
       // One chain: a GETCHAIN and a rule dump of that chain alone.
-      KernelTable kt = kernel_.read_chains({cmd.chain});
-      const KernelChain *kc = nullptr;
-      for (const auto &c : kt.chains)
-        if (c.name == cmd.chain)
-          kc = &c;
-      load_chain(cmd.chain, kc);
+      const KernelTable kt = kernel_.read_chains({cmd.chain});
+      load_chain(cmd.chain, kt.find(cmd.chain));
     } else {
       whole(cmd);
     }

@@ -116,9 +116,8 @@ public:
       kernel.chain_head =
           [this](const std::string &name) -> std::optional<KernelChain> {
         KernelTable kt = view_->chains({name}, false);
-        for (KernelChain &c : kt.chains)
-          if (c.name == name)
-            return std::move(c);
+        if (KernelChain *c = kt.find(name))
+          return std::move(*c);
         return std::nullopt;
       };
       kernel.read = [this]() -> const KernelTable & {
@@ -152,23 +151,23 @@ public:
       return rule_identity(r, family);
     };
     if (incremental_run_ && cfg_.noflush && view_->reachable()) {
-      kernel.recorded_chain = [this](const std::string &name,
-                                     std::vector<uint64_t> &keys) {
-        std::optional<KernelChain> kc =
-            incremental_block_ ? incremental_->recorded_chain(name, keys)
-                               : std::nullopt;
-        if (kc)
-          planner_read_ = true; // (the kernel's rules, as recorded)
-        return kc;
+      // (What the record gives counts as the kernel's rules, read.)
+      auto noted = [this](auto found) {
+        if (found)
+          planner_read_ = true;
+        return found;
       };
-      kernel.recorded_rule = [this](const std::string &name,
-                                    std::pair<uint64_t, uint64_t> keys) {
-        std::optional<uint64_t> handle =
-            incremental_block_ ? incremental_->recorded_rule(name, keys)
-                               : std::nullopt;
-        if (handle)
-          planner_read_ = true; // (the kernel's rules, as recorded)
-        return handle;
+      kernel.recorded_chain = [this, noted](const std::string &name,
+                                            std::vector<uint64_t> &keys) {
+        return noted(incremental_block_
+                         ? incremental_->recorded_chain(name, keys)
+                         : std::optional<KernelChain>());
+      };
+      kernel.recorded_rule = [this, noted](const std::string &name,
+                                           std::pair<uint64_t, uint64_t> keys) {
+        return noted(incremental_block_
+                         ? incremental_->recorded_rule(name, keys)
+                         : std::optional<uint64_t>());
       };
       kernel.record_keys = [family = cfg_.family](const Rule &r) {
         return record_keys(r, family);

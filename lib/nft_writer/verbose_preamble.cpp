@@ -40,12 +40,6 @@ bool verbose_preamble(KernelView &view, Batch &batch, const std::string &table,
             [](const KernelChain *a, const KernelChain *b) {
               return a->name < b->name;
             });
-  auto existing = [&](const char *name) -> const KernelChain * {
-    for (const auto &kc : kt.chains)
-      if (kc.name == name)
-        return &kc;
-    return nullptr;
-  };
   for (const auto *b : bases)
     printf("Flushing chain `%s'\n", b->name);
   for (const auto *u : users)
@@ -58,7 +52,7 @@ bool verbose_preamble(KernelView &view, Batch &batch, const std::string &table,
   batch.add_table(NFT_MSG_NEWTABLE, NLM_F_CREATE, table, loc);
   table_ready = true;
   for (const auto *b : bases)
-    if (existing(b->name))
+    if (kt.find(b->name))
       batch.add_flush(table, b->name, loc);
   for (const auto *u : users)
     batch.add_flush(table, u->name, loc);
@@ -70,7 +64,7 @@ bool verbose_preamble(KernelView &view, Batch &batch, const std::string &table,
     ops.push_back(std::move(op));
   }
   for (const auto *b : bases) {
-    const KernelChain *kc = existing(b->name);
+    const KernelChain *kc = kt.find(b->name);
     if (kc == nullptr || !kc->accept())
       continue;
     Op op{OpKind::chain_delete, loc, {}, {}};
