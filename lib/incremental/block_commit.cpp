@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <thread>
-#include <unordered_map>
 #include <utility>
 
 #include <linux/netfilter/nf_tables.h>
@@ -238,6 +237,29 @@ BlockOutcome Incremental::commit_incremental(uint32_t id_base) {
   return BlockOutcome::done;
 }
 
+namespace {
+
+// The line hashes of `was`'s rules that `now` still holds (same handle,
+// same key). A chain's rules keep their order in the kernel, so `now`'s
+// rules from the record are found walking `was` once.
+void keep_lines(StateChain &now, const StateChain &was) {
+  size_t from = 0; // in was.rules: where the next held rule is looked for
+  for (StateRule &r : now.rules) {
+    if (r.handle == 0)
+      continue;
+    size_t at = from;
+    while (at < was.rules.size() && was.rules[at].handle != r.handle)
+      ++at;
+    if (at == was.rules.size())
+      continue; // (not the record's)
+    if (was.rules[at].key == r.key)
+      r.line = was.rules[at].line;
+    from = at + 1;
+  }
+}
+
+} // namespace
+
 // A command line's block on a current record (journal_when_current): the
 // chains its batch names read from the record alone, the batch applied to
 // them (noflush_table), the batch sent, and those chains written back into
@@ -250,17 +272,18 @@ std::optional<BlockOutcome> Incremental::commit_chains() {
   const std::optional<std::vector<std::string>> names = batch_chains(*batch_);
   if (!names)
     return std::nullopt;
-  std::string why;
-  const std::optional<ChainRecord> head = journal_->load_chain(
-      batch_family(), table_, "", loaded_generation_, &why);
+  // (Each chain as the planner read it, or read now; the head with any.)
+  TableState part;
+  std::optional<ChainRecord> head =
+      take_chain(names->empty() ? "" : names->front());
   if (!head)
     return std::nullopt;
-  TableState part;
   part.fingerprint = head->fingerprint;
   part.next_handle = head->next_handle;
-  for (const std::string &name : *names) {
-    std::optional<ChainRecord> one = journal_->load_chain(
-        batch_family(), table_, name, loaded_generation_, &why);
+  if (head->chain)
+    part.chains.push_back(std::move(*head->chain));
+  for (size_t i = 1; i < names->size(); ++i) {
+    std::optional<ChainRecord> one = take_chain((*names)[i]);
     if (!one)
       return std::nullopt;
     if (one->chain)
@@ -272,16 +295,10 @@ std::optional<BlockOutcome> Incremental::commit_chains() {
   want->state.next_handle = part.next_handle;
   // The rules the record held, unchanged (same handle, same key), keep
   // their lines' hashes, which the model clears.
-  std::unordered_map<uint64_t, std::pair<uint64_t, uint64_t>> held;
-  for (const StateChain &c : part.chains)
-    for (const StateRule &r : c.rules)
-      if (r.line != 0)
-        held.emplace(r.handle, std::make_pair(r.key, r.line));
   for (StateChain &c : want->state.chains)
-    for (StateRule &r : c.rules)
-      if (auto it = held.find(r.handle);
-          r.handle != 0 && it != held.end() && it->second.first == r.key)
-        r.line = it->second.second;
+    for (const StateChain &was : part.chains)
+      if (was.name == c.name)
+        keep_lines(c, was);
   std::vector<std::string> gone;
   for (const StateChain &c : part.chains)
     if (std::none_of(want->state.chains.begin(), want->state.chains.end(),
@@ -301,6 +318,7 @@ std::optional<BlockOutcome> Incremental::commit_chains() {
     send_commands(generation, nullptr);
     return BlockOutcome::done;
   }
+  std::string why;
   if (!journal_->edit(*transport_, batch_family(), table_, generation, *want,
                       gone, want->allocations, &why))
     stats.journal_note = "not kept: " + why;

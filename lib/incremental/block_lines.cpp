@@ -36,6 +36,7 @@ void Incremental::begin_journal(bool on) {
   want_fingerprint_current_ = true;
   deferred_ = false;
   deferred_current_ = false;
+  record_chains_.clear();
   if (!on || journal_ == nullptr)
     return;
   seen_lookups_ = name_lookups();

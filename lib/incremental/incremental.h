@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -94,6 +95,11 @@ private:
   void begin_journal(bool on);
   void load_record(uint32_t generation);
   void ensure_loaded();
+  // Chain `name` of the deferred record as read this block (read now when
+  // it was not); null when the record is not current. take_chain moves it
+  // out.
+  const ChainRecord *deferred_chain(const std::string &name) const;
+  std::optional<ChainRecord> take_chain(const std::string &name);
   bool changes_nothing() const;
   bool take_declaration(std::string_view line, int lineno);
   static bool counters_text(std::string_view s);
@@ -139,6 +145,9 @@ private:
   // The deferred record was found current when a chain was read from it
   // (recorded_chain): changes_nothing need not ask again.
   mutable bool deferred_current_ = false;
+  // The deferred record's chains read this block, each once: the
+  // planner's reads (recorded_chain), taken by commit_chains.
+  mutable std::map<std::string, ChainRecord> record_chains_;
   // read_again: the record, kept for the block's reading again.
   std::optional<TableState> carried_;
   uint32_t carried_generation_ = 0;

@@ -126,18 +126,14 @@ Incremental::recorded_chain(const std::string &name,
   if (!cfg_.noflush || cfg_.family == Family::bridge)
     return std::nullopt;
   // The loaded record's chain, or (deferred) that chain alone read.
-  std::optional<ChainRecord> one;
   const StateChain *c = nullptr;
   if (journal_state_) {
     for (const StateChain &x : journal_state_->chains)
       if (x.name == name)
         c = &x;
   } else if (deferred_) {
-    std::string why;
-    one = journal_->load_chain(batch_family(), table_, name, loaded_generation_,
-                               &why);
-    deferred_current_ = deferred_current_ || one.has_value();
-    if (one && one->chain)
+    const ChainRecord *one = deferred_chain(name);
+    if (one != nullptr && one->chain)
       c = &*one->chain;
   }
   if (c == nullptr)
@@ -151,6 +147,27 @@ Incremental::recorded_chain(const std::string &name,
     keys.push_back(r.key);
   }
   return kc;
+}
+
+const ChainRecord *Incremental::deferred_chain(const std::string &name) const {
+  if (auto it = record_chains_.find(name); it != record_chains_.end())
+    return &it->second;
+  std::string why;
+  std::optional<ChainRecord> one = journal_->load_chain(
+      batch_family(), table_, name, loaded_generation_, &why);
+  deferred_current_ = deferred_current_ || one.has_value();
+  if (!one)
+    return nullptr;
+  return &record_chains_.emplace(name, std::move(*one)).first->second;
+}
+
+std::optional<ChainRecord> Incremental::take_chain(const std::string &name) {
+  if (deferred_chain(name) == nullptr)
+    return std::nullopt;
+  auto it = record_chains_.find(name);
+  std::optional<ChainRecord> out = std::move(it->second);
+  record_chains_.erase(it);
+  return out;
 }
 
 std::optional<uint64_t>

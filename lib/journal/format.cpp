@@ -190,6 +190,19 @@ void put_sets(journal::Writer &h, const std::vector<StateSet> &sets) {
   }
 }
 
+// A record's start: magic, version, the head's length, `head_bytes` and
+// the head's hash.
+std::string record_start(std::string_view head_bytes) {
+  journal::Writer w;
+  w.reserve(kStart + head_bytes.size() + 8);
+  w.raw("FRJT");
+  w.u32(kVersion);
+  w.u32(static_cast<uint32_t>(head_bytes.size()));
+  w.raw(head_bytes);
+  seal(w); // the head's hash
+  return w.take();
+}
+
 // The record of the head `head_bytes` whose chains' bodies are `bodies`.
 std::string seal_record(std::string_view head_bytes,
                         const std::vector<std::string_view> &bodies) {
@@ -198,11 +211,7 @@ std::string seal_record(std::string_view head_bytes,
   for (std::string_view b : bodies)
     total += b.size();
   w.reserve(total);
-  w.raw("FRJT");
-  w.u32(kVersion);
-  w.u32(static_cast<uint32_t>(head_bytes.size()));
-  w.raw(head_bytes);
-  seal(w); // the head's hash
+  w.raw(record_start(head_bytes));
   for (std::string_view b : bodies)
     w.raw(b);
   seal(w);
@@ -450,13 +459,13 @@ namespace {
 struct ChainPart {
   RecordHead head;
   const RecordHead::Chain *chain = nullptr;
-  std::string body;
+  std::string_view body;
 };
 std::optional<ChainPart> read_chain_part(const ReadAt &read,
                                          const JournalKey &key, uint64_t serial,
                                          std::string_view name,
                                          std::string *why) {
-  std::string start;
+  std::string_view start;
   if (!read(0, kStart, start)) {
     *why = "it is truncated";
     return std::nullopt;
@@ -537,13 +546,25 @@ find_chain_rule(const ReadAt &read, const JournalKey &key, uint64_t serial,
   return out;
 }
 
-std::optional<std::string>
+std::string RecordPieces::joined() const {
+  std::string out;
+  size_t total = 0;
+  for (std::string_view p : pieces)
+    total += p.size();
+  out.reserve(total);
+  for (std::string_view p : pieces)
+    out.append(p);
+  return out;
+}
+
+std::optional<RecordPieces>
 edit_table_record(std::string_view bytes, const JournalKey &key,
                   uint64_t serial, uint64_t new_serial,
                   const std::vector<ChainEdit> &edits, uint64_t next_handle,
                   std::string *why) {
   // The other chains' entries and bodies are copied as bytes: a command
-  // on one of kube-proxy's 40,000 chains makes no entry for the others.
+  // on one of kube-proxy's 40,000 chains makes no entry for the others,
+  // and their bodies are written from `bytes` as they are.
   if (!unseal(bytes, "FRJT", why))
     return std::nullopt;
   std::vector<EntryView> entries;
@@ -571,7 +592,9 @@ edit_table_record(std::string_view bytes, const JournalKey &key,
         Part{e.name, e.entry, all_bodies.substr(e.body_offset, e.body_len)});
   // The edited chains' names, entries and bodies, written anew (deques:
   // each stays put).
-  std::deque<std::string> names, written;
+  RecordPieces out;
+  std::deque<std::string> names;
+  std::deque<std::string> &written = out.owned;
   auto put = [&](const StateChain &chain) {
     journal::Writer w;
     put_rules(w, chain.rules);
@@ -605,14 +628,31 @@ edit_table_record(std::string_view bytes, const JournalKey &key,
   journal::Writer h;
   h.reserve(kStart + head_len + 64 * (edits.size() + 1));
   put_head_start(h, key, new_serial, *head, parts.size());
-  std::vector<std::string_view> bodies;
-  bodies.reserve(parts.size());
-  for (const Part &p : parts) {
+  for (const Part &p : parts)
     h.raw(p.entry);
-    bodies.push_back(p.body);
-  }
   put_sets(h, head->sets);
-  return seal_record(h.written(), bodies);
+  // The start, the bodies (those next to each other in one piece) and
+  // the hash of them all.
+  written.push_back(record_start(h.written()));
+  out.pieces.reserve(parts.size() + 2);
+  out.pieces.push_back(written.back());
+  uint64_t total = written.back().size();
+  for (const Part &p : parts) {
+    total += p.body.size();
+    std::string_view &last = out.pieces.back();
+    if (out.pieces.size() > 1 && last.data() + last.size() == p.body.data())
+      last = std::string_view(last.data(), last.size() + p.body.size());
+    else if (!p.body.empty())
+      out.pieces.push_back(p.body);
+  }
+  Hash64Pieces hash(total);
+  for (std::string_view p : out.pieces)
+    hash.add(p);
+  journal::Writer tail;
+  tail.u64(hash.value());
+  written.push_back(tail.take());
+  out.pieces.push_back(written.back());
+  return out;
 }
 
 std::string encode_index(const NetnsId &ns, const JournalIndex &index) {

@@ -3,15 +3,19 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <memory>
 #include <string_view>
 
 #include "journal/journal.h"
@@ -48,77 +52,86 @@ bool trusted_dir(const std::string &dir, std::string *why) {
   return true;
 }
 
-// A file open for reading when it is a regular file, not reached through
+} // namespace
+
+// A file mapped for reading when it is a regular file, not reached through
 // a symlink, owned and writable by root alone, of at most `max` bytes;
-// closed on destruction.
+// unmapped on destruction. Mapped, not read: a command that reads one
+// chain of a record touches that chain's pages alone, and nothing is
+// copied or zeroed first.
 class TrustedFile {
 public:
   TrustedFile(const std::string &path, size_t max, std::string *why) {
-    fd_ = open(path.c_str(),
-               O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    if (fd_ < 0) {
+    const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
+                                          O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) {
       *why = errno == ENOENT  ? "no record"
              : errno == ELOOP ? path + " is a symlink"
                               : errno_text(("cannot open " + path).c_str());
       return;
     }
     struct stat st;
-    if (fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode) || !root_only(st) ||
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !root_only(st) ||
         static_cast<uint64_t>(st.st_size) > max) {
       *why = path + " is not a regular file owned and writable by root alone";
-      close(fd_);
-      fd_ = -1;
+      close(fd);
       return;
     }
-    size_ = static_cast<uint64_t>(st.st_size);
+    size_ = static_cast<size_t>(st.st_size);
+    if (size_ != 0) {
+      void *at = mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+      if (at == MAP_FAILED) {
+        *why = errno_text(("cannot read " + path).c_str());
+        close(fd);
+        size_ = 0;
+        return;
+      }
+      data_ = static_cast<const char *>(at);
+    }
+    close(fd);
+    open_ = true;
   }
+  TrustedFile(const TrustedFile &) = delete;
+  TrustedFile &operator=(const TrustedFile &) = delete;
   ~TrustedFile() {
-    if (fd_ >= 0)
-      close(fd_);
+    if (data_ != nullptr)
+      munmap(const_cast<char *>(data_), size_);
   }
-  bool is_open() const { return fd_ >= 0; }
-  uint64_t size() const { return size_; }
+  bool is_open() const { return open_; }
+  // The file's bytes (a file changed under the mapping is another's
+  // doing: records are replaced by rename, never written in place).
+  std::string_view bytes() const { return {data_, size_}; }
 
-  // `len` bytes at `offset` into `out`; false when the file has fewer.
-  bool read_at(uint64_t offset, size_t len, std::string &out) const {
+  // `len` bytes at `offset`; false when the file has fewer.
+  bool read_at(uint64_t offset, size_t len, std::string_view &out) const {
     if (offset > size_ || len > size_ - offset)
       return false;
-    out.resize(len);
-    size_t got = 0;
-    while (got < len) {
-      const ssize_t n = pread(fd_, out.data() + got, len - got,
-                              static_cast<off_t>(offset + got));
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        return false;
-      got += static_cast<size_t>(n);
-    }
+    out = bytes().substr(offset, len);
     return true;
   }
 
 private:
-  int fd_ = -1;
-  uint64_t size_ = 0;
+  const char *data_ = nullptr;
+  size_t size_ = 0;
+  bool open_ = false;
 };
 
-// The file's bytes when it is a TrustedFile.
-std::optional<std::string> read_trusted(const std::string &path, size_t max,
-                                        std::string *why) {
-  TrustedFile file(path, max, why);
-  if (!file.is_open())
-    return std::nullopt;
-  std::string out;
-  if (!file.read_at(0, file.size(), out)) {
-    *why = "cannot read " + path;
-    return std::nullopt;
-  }
-  return out;
+namespace {
+
+// The file at `path` mapped when it is a TrustedFile; null, with the
+// reason, when not.
+std::unique_ptr<TrustedFile> read_trusted(const std::string &path, size_t max,
+                                          std::string *why) {
+  auto file = std::make_unique<TrustedFile>(path, max, why);
+  if (!file->is_open())
+    return nullptr;
+  return file;
 }
 
-// Writes `bytes` to `path` by way of a new file renamed over it.
+// Writes `pieces`, in order, to `path` by way of a new file renamed over
+// it.
 bool write_file(const std::string &dir, const std::string &path,
-                const std::string &bytes, std::string *why) {
+                const std::vector<std::string_view> &pieces, std::string *why) {
   const std::string tmp = dir + "/.tmp." + std::to_string(getpid()) + "." +
                           std::to_string(std::rand());
   const int fd = open(
@@ -127,16 +140,30 @@ bool write_file(const std::string &dir, const std::string &path,
     *why = errno_text(("cannot write in " + dir).c_str());
     return false;
   }
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
+  std::vector<iovec> left;
+  left.reserve(pieces.size());
+  for (std::string_view p : pieces)
+    if (!p.empty())
+      left.push_back({const_cast<char *>(p.data()), p.size()});
+  size_t at = 0; // the first iovec not written whole
+  bool ok = true;
+  while (at < left.size()) {
+    const int count =
+        static_cast<int>(std::min<size_t>(left.size() - at, IOV_MAX));
+    ssize_t n = writev(fd, left.data() + at, count);
     if (n < 0 && errno == EINTR)
       continue;
-    if (n <= 0)
+    if (n <= 0) {
+      ok = false;
       break;
-    done += static_cast<size_t>(n);
+    }
+    for (; at < left.size() && static_cast<size_t>(n) >= left[at].iov_len; ++at)
+      n -= static_cast<ssize_t>(left[at].iov_len);
+    if (n > 0) {
+      left[at].iov_base = static_cast<char *>(left[at].iov_base) + n;
+      left[at].iov_len -= static_cast<size_t>(n);
+    }
   }
-  const bool ok = done == bytes.size();
   if (!ok)
     *why = errno_text(("cannot write " + tmp).c_str());
   close(fd);
@@ -270,10 +297,11 @@ std::optional<uint64_t> Journal::current_serial(uint32_t family,
   }
   if (!trusted_dir(dir_, why))
     return std::nullopt;
-  std::optional<std::string> bytes = read_trusted(index_path(), kMaxIndex, why);
-  if (!bytes)
+  const std::unique_ptr<TrustedFile> file =
+      read_trusted(index_path(), kMaxIndex, why);
+  if (!file)
     return std::nullopt;
-  std::optional<JournalIndex> index = decode_index(*bytes, ns_, why);
+  std::optional<JournalIndex> index = decode_index(file->bytes(), ns_, why);
   if (!index) {
     *why = "index " + *why;
     return std::nullopt;
@@ -291,15 +319,15 @@ std::optional<uint64_t> Journal::current_serial(uint32_t family,
   return std::nullopt;
 }
 
-std::optional<std::string> Journal::current_bytes(uint32_t family,
-                                                  const std::string &table,
-                                                  uint32_t generation,
-                                                  uint64_t &serial,
-                                                  std::string *why) const {
+std::unique_ptr<TrustedFile> Journal::current_file(uint32_t family,
+                                                   const std::string &table,
+                                                   uint32_t generation,
+                                                   uint64_t &serial,
+                                                   std::string *why) const {
   const std::optional<uint64_t> current =
       current_serial(family, table, generation, why);
   if (!current)
-    return std::nullopt;
+    return nullptr;
   serial = *current;
   return read_trusted(table_path(family, table), kMaxTable, why);
 }
@@ -309,12 +337,12 @@ std::optional<TableState> Journal::load(uint32_t family,
                                         uint32_t generation,
                                         std::string *why) const {
   uint64_t serial = 0;
-  std::optional<std::string> bytes =
-      current_bytes(family, table, generation, serial, why);
-  if (!bytes)
+  const std::unique_ptr<TrustedFile> file =
+      current_file(family, table, generation, serial, why);
+  if (!file)
     return std::nullopt;
-  std::optional<TableState> state =
-      decode_table_record(*bytes, JournalKey{ns_, family, table}, serial, why);
+  std::optional<TableState> state = decode_table_record(
+      file->bytes(), JournalKey{ns_, family, table}, serial, why);
   if (!state)
     *why = "record " + *why;
   return state;
@@ -332,7 +360,8 @@ bool Journal::read_parts(
   TrustedFile file(table_path(family, table), kMaxTable, why);
   if (!file.is_open())
     return false;
-  const ReadAt read = [&](uint64_t offset, size_t len, std::string &bytes) {
+  const ReadAt read = [&](uint64_t offset, size_t len,
+                          std::string_view &bytes) {
     return file.read_at(offset, len, bytes);
   };
   if (decode(read, JournalKey{ns_, family, table}, *serial))
@@ -373,9 +402,10 @@ bool Journal::write_index(uint32_t family, const std::string &table,
                           std::optional<uint64_t> serial, std::string *why) {
   JournalIndex index;
   std::string ignored;
-  if (std::optional<std::string> bytes =
+  if (const std::unique_ptr<TrustedFile> file =
           read_trusted(index_path(), kMaxIndex, &ignored)) {
-    std::optional<JournalIndex> old = decode_index(*bytes, ns_, &ignored);
+    std::optional<JournalIndex> old =
+        decode_index(file->bytes(), ns_, &ignored);
     if (old && old->generation == before)
       index = std::move(*old);
   }
@@ -388,7 +418,7 @@ bool Journal::write_index(uint32_t family, const std::string &table,
   if (serial)
     index.tables.push_back({family, table, *serial});
   index.generation = after;
-  if (!write_file(dir_, index_path(), encode_index(ns_, index), why))
+  if (!write_file(dir_, index_path(), {encode_index(ns_, index)}, why))
     return false;
   prune();
   return true;
@@ -418,18 +448,18 @@ bool Journal::lock_at(const std::string &table, uint32_t after,
 }
 
 bool Journal::put_record(uint32_t family, const std::string &table,
-                         uint32_t before, uint32_t after, const Encoded *record,
+                         uint32_t before, uint32_t after,
+                         std::optional<uint64_t> serial,
+                         const std::vector<std::string_view> &pieces,
                          std::string *why) {
   const std::string path = table_path(family, table);
-  if (record != nullptr) {
-    if (!write_file(dir_, path, record->bytes, why))
+  if (serial) {
+    if (!write_file(dir_, path, pieces, why))
       return false;
   } else {
     unlink(path.c_str());
   }
-  return write_index(
-      family, table, before, after,
-      record ? std::optional<uint64_t>(record->serial) : std::nullopt, why);
+  return write_index(family, table, before, after, serial, why);
 }
 
 bool Journal::record(uint32_t family, const std::string &table, uint32_t before,
@@ -437,8 +467,12 @@ bool Journal::record(uint32_t family, const std::string &table, uint32_t before,
                      const std::function<uint32_t()> &generation_now,
                      std::string *why) {
   std::optional<DirLock> lock;
-  return lock_at(table, after, generation_now, lock, why) &&
-         put_record(family, table, before, after, record, why);
+  if (!lock_at(table, after, generation_now, lock, why))
+    return false;
+  if (record == nullptr)
+    return put_record(family, table, before, after, std::nullopt, {}, why);
+  return put_record(family, table, before, after, record->serial,
+                    {record->bytes}, why);
 }
 
 bool Journal::edit(uint32_t family, const std::string &table, uint32_t before,
@@ -449,24 +483,23 @@ bool Journal::edit(uint32_t family, const std::string &table, uint32_t before,
   std::optional<DirLock> lock;
   if (!lock_at(table, after, generation_now, lock, why))
     return false;
-  Encoded out;
-  std::optional<std::string> edited;
+  const uint64_t new_record = new_serial();
+  std::optional<RecordPieces> edited;
   uint64_t serial = 0;
-  if (std::optional<std::string> bytes =
-          current_bytes(family, table, before, serial, why)) {
-    out.serial = new_serial();
-    edited = edit_table_record(*bytes, JournalKey{ns_, family, table}, serial,
-                               out.serial, edits, next_handle, why);
-  }
+  const std::unique_ptr<TrustedFile> file =
+      current_file(family, table, before, serial, why);
+  if (file)
+    edited = edit_table_record(file->bytes(), JournalKey{ns_, family, table},
+                               serial, new_record, edits, next_handle, why);
   if (!edited) {
     // No current record to edit: the table's is forgotten.
     const std::string reason = *why;
-    put_record(family, table, before, after, nullptr, why);
+    put_record(family, table, before, after, std::nullopt, {}, why);
     *why = reason;
     return false;
   }
-  out.bytes = std::move(*edited);
-  return put_record(family, table, before, after, &out, why);
+  return put_record(family, table, before, after, new_record, edited->pieces,
+                    why);
 }
 
 Journal::Encoded Journal::encode(uint32_t family, const std::string &table,

@@ -66,10 +66,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   uint64_t serial = 0;
   if (!head_key(file, key, serial))
     return 0;
-  const ReadAt read = [&](uint64_t offset, size_t len, std::string &out) {
+  const ReadAt read = [&](uint64_t offset, size_t len, std::string_view &out) {
     if (offset > file.size() || len > file.size() - offset)
       return false;
-    out = file.substr(offset, len);
+    out = std::string_view(file).substr(offset, len);
     return true;
   };
   std::string why;
@@ -105,12 +105,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::vector<ChainEdit> edits = {{"fuzz-added", added}};
   if (!state->chains.empty())
     edits.insert(edits.begin(), ChainEdit{state->chains[0].name, std::nullopt});
-  const std::optional<std::string> edited =
+  const std::optional<RecordPieces> edited =
       edit_table_record(file, key, serial, serial + 1, edits, 99, &why);
   if (!edited)
     std::abort(); // a record that decodes is one that can be edited
   const std::optional<TableState> after =
-      decode_table_record(*edited, key, serial + 1, &why);
+      decode_table_record(edited->joined(), key, serial + 1, &why);
   bool had = false; // (then edited in its place, not added last)
   for (const StateChain &c : state->chains)
     had |= c.name == added.name;

@@ -17,10 +17,10 @@ namespace {
 
 // Reads from `bytes` as a record file would be read.
 ReadAt reader(const std::string &bytes) {
-  return [&bytes](uint64_t offset, size_t len, std::string &out) {
+  return [&bytes](uint64_t offset, size_t len, std::string_view &out) {
     if (offset > bytes.size() || len > bytes.size() - offset)
       return false;
-    out = bytes.substr(offset, len);
+    out = std::string_view(bytes).substr(offset, len);
     return true;
   };
 }
@@ -87,14 +87,14 @@ TEST_CASE("journal: a rule is found by key in its chain's part of a record",
   // Each rule of every chain by its own key: the first with that key.
   for (const StateChain &c : t.chains)
     for (const StateRule &r : c.rules) {
-      auto got = find_chain_rule(reader(bytes), key, 9, c.name, {r.key, 0},
-                                 &why);
+      auto got =
+          find_chain_rule(reader(bytes), key, 9, c.name, {r.key, 0}, &why);
       INFO(c.name << " " << r.key << ": " << why);
       REQUIRE(got);
       CHECK(got->chain);
-      const auto first = std::find_if(
-          c.rules.begin(), c.rules.end(),
-          [&](const StateRule &x) { return x.key == r.key; });
+      const auto first =
+          std::find_if(c.rules.begin(), c.rules.end(),
+                       [&](const StateRule &x) { return x.key == r.key; });
       CHECK(got->handle == first->handle);
     }
   // Either key of the pair; none; a chain the record lacks.
@@ -135,17 +135,29 @@ TEST_CASE("journal: a command's change to one chain is written into the record",
       {"gone", std::nullopt}, // not recorded: nothing to do
   };
   std::string why;
-  auto edited = edit_table_record(bytes, key, 9, 10, edits, 503, &why);
+  auto pieces = edit_table_record(bytes, key, 9, 10, edits, 503, &why);
   INFO(why);
-  REQUIRE(edited);
+  REQUIRE(pieces);
+  const std::string edited = pieces->joined();
+  // A chain not edited (INPUT) is written from the record's own bytes,
+  // not a copy.
+  auto one = edit_table_record(
+      bytes, key, 9, 10, {{"f2b", chain("f2b", {{0x51, 501}})}}, 503, &why);
+  REQUIRE(one);
+  CHECK(std::any_of(one->pieces.begin(), one->pieces.end(),
+                    [&](std::string_view p) {
+                      return p.data() >= bytes.data() &&
+                             p.data() < bytes.data() + bytes.size();
+                    }));
+  REQUIRE(decode_table_record(one->joined(), key, 10, &why));
   TableState want = t;
   want.chains = {input, back, chain("f2b", {{0x51, 501}, {0x52, 502}})};
   want.block = 0; // no longer what a block made
   want.next_handle = 503;
-  auto got = decode_table_record(*edited, key, 10, &why);
+  auto got = decode_table_record(edited, key, 10, &why);
   REQUIRE(got);
   CHECK(same(*got, want));
-  auto f2b = decode_chain_record(reader(*edited), key, 10, "f2b", &why);
+  auto f2b = decode_chain_record(reader(edited), key, 10, "f2b", &why);
   REQUIRE(f2b);
   REQUIRE(f2b->chain);
   CHECK(same_chain(*f2b->chain, want.chains[2]));

@@ -21,7 +21,9 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -33,7 +35,8 @@
 
 namespace fastrestore {
 
-class DirLock; // journal.cpp: the directory's lock, held while it lives
+class DirLock;     // journal.cpp: the directory's lock, held while it lives
+class TrustedFile; // journal.cpp: a record or index file, mapped
 
 // Which table a record is of.
 struct JournalKey {
@@ -62,10 +65,10 @@ struct ChainRecord {
   uint64_t next_handle = 0; // TableState::next_handle
 };
 
-// Reads `len` bytes at `offset` of a record into `out`; false when it has
-// fewer.
+// Views `len` bytes at `offset` of a record in `out` (valid while the
+// reader is); false when the record has fewer.
 using ReadAt =
-    std::function<bool(uint64_t offset, size_t len, std::string &out)>;
+    std::function<bool(uint64_t offset, size_t len, std::string_view &out)>;
 
 // The chain `name` of the record `read` reads (nullopt, with the reason, as
 // for decode_table_record; the head and the chain's rules are checked by
@@ -99,12 +102,20 @@ struct ChainEdit {
   std::optional<StateChain> chain;
 };
 
+// A record as the pieces it is written from, in order: views into the
+// record it was made from (which must outlive them) and into `owned`.
+struct RecordPieces {
+  std::vector<std::string_view> pieces;
+  std::deque<std::string> owned;
+  std::string joined() const;
+};
+
 // The record `bytes` (of `key`, with `serial`) with `edits` made, under
-// `new_serial`: the other chains' rules are copied as they are; the table
-// no longer counts as made by a block (TableState::block 0), and the
-// kernel's next handle is `next_handle`. nullopt, with the reason, when
-// `bytes` is not that record.
-std::optional<std::string>
+// `new_serial`: the other chains' rules are copied as they are (views into
+// `bytes`); the table no longer counts as made by a block
+// (TableState::block 0), and the kernel's next handle is `next_handle`.
+// nullopt, with the reason, when `bytes` is not that record.
+std::optional<RecordPieces>
 edit_table_record(std::string_view bytes, const JournalKey &key,
                   uint64_t serial, uint64_t new_serial,
                   const std::vector<ChainEdit> &edits, uint64_t next_handle,
@@ -206,21 +217,24 @@ private:
                   uint32_t generation, std::string *why,
                   const std::function<bool(const ReadAt &, const JournalKey &,
                                            uint64_t)> &decode) const;
-  // The table's record's bytes and its serial when the index is current
-  // at `generation`; nullopt with the reason otherwise.
-  std::optional<std::string>
-  current_bytes(uint32_t family, const std::string &table, uint32_t generation,
-                uint64_t &serial, std::string *why) const;
+  // The table's record (mapped) and its serial when the index is current
+  // at `generation`; null with the reason otherwise.
+  std::unique_ptr<TrustedFile>
+  current_file(uint32_t family, const std::string &table, uint32_t generation,
+               uint64_t &serial, std::string *why) const;
   // The directory (made when missing, trusted) locked (`lock` held) when the
   // ruleset is still at `after` after this process's commit, for `table`'s
   // record.
   bool lock_at(const std::string &table, uint32_t after,
                const std::function<uint32_t()> &generation_now,
                std::optional<DirLock> &lock, std::string *why);
-  // Under the lock: the table's record written (nullptr: forgotten), then
-  // the index (write_index).
+  // Under the lock: the table's record with `serial` written from
+  // `pieces` (no serial: the record forgotten), then the index
+  // (write_index).
   bool put_record(uint32_t family, const std::string &table, uint32_t before,
-                  uint32_t after, const Encoded *record, std::string *why);
+                  uint32_t after, std::optional<uint64_t> serial,
+                  const std::vector<std::string_view> &pieces,
+                  std::string *why);
   // Under the directory's lock, after a commit from `before` to `after`:
   // the index (other tables' records kept when it was current at
   // `before`) with `table`'s entry set to `serial` (nullopt: removed),

@@ -7,6 +7,7 @@
 // folded into one at the end of the whole 32-byte blocks.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -56,5 +57,82 @@ constexpr uint64_t hash64_seed = 0x6a09e667f3bcc908ULL;
 inline uint64_t hash64(std::string_view data) {
   return hash64(data, hash64_seed);
 }
+
+// hash64 of bytes given in pieces whose total length is known first: the
+// same value as hash64 of the pieces joined (a record written from the
+// pieces it is made of, never copied into one buffer to be hashed).
+class Hash64Pieces {
+public:
+  explicit Hash64Pieces(uint64_t total, uint64_t seed = hash64_seed)
+      : h_(seed ^ total * 0x9e3779b97f4a7c15ULL),
+        lane_left_(total >= 32 ? total / 32 * 32 : 0) {
+    lane_[0] = h_;
+    lane_[1] = h_ ^ 0xbb67ae8584caa73bULL;
+    lane_[2] = h_ ^ 0x3c6ef372fe94f82bULL;
+    lane_[3] = h_ ^ 0xa54ff53a5f1d36f1ULL;
+    lanes_ = lane_left_ != 0;
+  }
+  void add(std::string_view data) {
+    while (!data.empty()) {
+      if (lane_left_ == 0) { // the last bytes, fewer than 32
+        std::memcpy(end_ + end_fill_, data.data(), data.size());
+        end_fill_ += data.size();
+        return;
+      }
+      if (fill_ == 0 && data.size() >= 32) { // whole blocks in place
+        const size_t n = std::min<uint64_t>(data.size() / 32 * 32, lane_left_);
+        blocks(data.data(), n);
+        data.remove_prefix(n);
+        continue;
+      }
+      const size_t k = std::min<size_t>(32 - fill_, data.size());
+      std::memcpy(block_ + fill_, data.data(), k);
+      fill_ += k;
+      data.remove_prefix(k);
+      if (fill_ == 32) {
+        blocks(block_, 32);
+        fill_ = 0;
+      }
+    }
+  }
+  // The hash, once `total` bytes were added.
+  uint64_t value() const {
+    uint64_t h = h_;
+    if (lanes_) {
+      h = lane_[0];
+      for (int i = 1; i < 4; ++i)
+        h = mix64(h ^ lane_[i]) + 0x9e3779b97f4a7c15ULL;
+    }
+    const char *p = end_;
+    size_t n = end_fill_;
+    for (; n >= 8; p += 8, n -= 8) {
+      uint64_t w;
+      std::memcpy(&w, p, 8);
+      h = mix64(h ^ w) + 0x9e3779b97f4a7c15ULL;
+    }
+    uint64_t tail = 0;
+    std::memcpy(&tail, p, n);
+    return mix64(h ^ tail ^ (uint64_t(n) << 56));
+  }
+
+private:
+  void blocks(const char *p, size_t n) {
+    for (; n >= 32; p += 32, n -= 32, lane_left_ -= 32)
+      for (int i = 0; i < 4; ++i) {
+        uint64_t w;
+        std::memcpy(&w, p + 8 * i, 8);
+        lane_[i] = mix64(lane_[i] ^ w) + 0x9e3779b97f4a7c15ULL;
+      }
+  }
+
+  uint64_t h_;
+  uint64_t lane_left_; // bytes still to go through the lanes
+  uint64_t lane_[4];
+  bool lanes_ = false;
+  char block_[32];
+  size_t fill_ = 0;
+  char end_[32];
+  size_t end_fill_ = 0;
+};
 
 } // namespace fastrestore
