@@ -81,7 +81,25 @@ uint64_t echoed_first(const Transport &transport,
   return first;
 }
 
+// The generation after one commit from `before` (the kernel moves it by
+// one per commit, skipping 0).
+uint32_t generation_after(uint32_t before) {
+  return before + 1 == 0 ? 1 : before + 1;
+}
+
 } // namespace
+
+bool JournalKeeper::forget(Transport &transport, uint32_t family,
+                           const std::string &table, uint32_t before,
+                           uint32_t after, const char *reason,
+                           std::string *why) {
+  std::string ignored;
+  journal_.record(
+      family, table, before, after, nullptr,
+      [&] { return transport.generation(); }, &ignored);
+  *why = reason;
+  return false;
+}
 
 std::unique_ptr<JournalKeeper> JournalKeeper::open(std::string *why) {
   const std::string dir = Journal::default_dir();
@@ -118,17 +136,11 @@ bool JournalKeeper::record(Transport &transport, uint32_t family,
                            const std::vector<uint64_t> *kept,
                            const std::vector<Allocation> &made,
                            std::string *why, Ahead *ahead) {
-  // The kernel moves the generation by one per commit, skipping 0.
-  uint32_t after = before;
-  if (committed)
-    after = before + 1 == 0 ? 1 : before + 1;
+  const uint32_t after = committed ? generation_after(before) : before;
   auto now = [&] { return transport.generation(); };
   // Without a record the table's old one goes (the index moves on).
   auto forget = [&](const char *reason) {
-    std::string ignored;
-    journal_.record(family, table, before, after, nullptr, now, &ignored);
-    *why = reason;
-    return false;
+    return this->forget(transport, family, table, before, after, reason, why);
   };
   if (want == nullptr)
     return journal_.record(family, table, before, after, nullptr, now, why);
@@ -161,13 +173,10 @@ bool JournalKeeper::edit(Transport &transport, uint32_t family,
                          const std::vector<std::string> &gone,
                          const std::vector<Allocation> &made,
                          std::string *why) {
-  const uint32_t after = before + 1 == 0 ? 1 : before + 1;
+  const uint32_t after = generation_after(before);
   auto now = [&] { return transport.generation(); };
   auto forget = [&](const char *reason) {
-    std::string ignored;
-    journal_.record(family, table, before, after, nullptr, now, &ignored);
-    *why = reason;
-    return false;
+    return this->forget(transport, family, table, before, after, reason, why);
   };
   TableState &state = want.state;
   settle(state, nullptr);

@@ -107,6 +107,11 @@ public:
 
 private:
   explicit JournalKeeper(Journal journal) : journal_(std::move(journal)) {}
+  // The table's record forgotten after this process's commit from
+  // `before` to `after` (the index moves on); false, with `reason`.
+  bool forget(Transport &transport, uint32_t family, const std::string &table,
+              uint32_t before, uint32_t after, const char *reason,
+              std::string *why);
   Journal journal_;
 };
 

@@ -114,21 +114,40 @@ void put_rules(journal::Writer &w, const std::vector<StateRule> &rules) {
   }
 }
 
-// A chain's `count` rules from its body; false when the body is not that.
-bool get_rules(std::string_view body, uint64_t count,
-               std::vector<StateRule> &rules) {
+// Each of a chain's `count` rules in its body, in order, given to
+// `f(key, line, handle)` until it says false (then true); false when the
+// body is not that many rules.
+template <typename F>
+bool each_rule(std::string_view body, uint64_t count, F &&f) {
   journal::Reader r(body);
   if (count > body.size() / 17)
     return false;
-  rules.resize(count);
-  uint64_t prev = 0;
-  for (StateRule &rule : rules) {
-    rule.key = r.u64();
-    rule.line = r.u64();
-    rule.handle = prev + static_cast<uint64_t>(unzigzag(r.varint()));
-    prev = rule.handle;
+  uint64_t handle = 0;
+  for (uint64_t i = 0; i < count; ++i) {
+    const uint64_t key = r.u64();
+    const uint64_t line = r.u64();
+    handle += static_cast<uint64_t>(unzigzag(r.varint()));
+    if (!r.ok())
+      return false;
+    if (!f(key, line, handle))
+      return true;
   }
-  return r.ok() && r.left() == 0;
+  return r.left() == 0;
+}
+
+// A chain's `count` rules from its body; false when the body is not that.
+bool get_rules(std::string_view body, uint64_t count,
+               std::vector<StateRule> &rules) {
+  rules.clear();
+  rules.reserve(body.size() / 17 < count ? 0 : count);
+  return each_rule(body, count,
+                   [&](uint64_t key, uint64_t line, uint64_t handle) {
+                     StateRule &rule = rules.emplace_back();
+                     rule.key = key;
+                     rule.line = line;
+                     rule.handle = handle;
+                     return true;
+                   });
 }
 
 // A chain's entry in the head: its own attributes, its rules' count and
@@ -527,23 +546,15 @@ find_chain_rule(const ReadAt &read, const JournalKey &key, uint64_t serial,
   if (part->chain == nullptr)
     return out;
   out.chain = true;
-  // The body read as get_rules reads it, each rule's key compared.
-  journal::Reader r(part->body);
-  uint64_t handle = 0;
-  for (uint64_t i = 0; i < part->chain->rules && r.ok(); ++i) {
-    const uint64_t k = r.u64();
-    r.u64(); // the line's hash
-    handle += static_cast<uint64_t>(unzigzag(r.varint()));
-    if (r.ok() && (k == keys.first || k == keys.second)) {
-      out.handle = handle;
-      return out;
-    }
-  }
-  if (!r.ok() || r.left() != 0) {
-    *why = "its contents do not parse";
-    return std::nullopt;
-  }
-  return out;
+  if (each_rule(part->body, part->chain->rules,
+                [&](uint64_t k, uint64_t, uint64_t handle) {
+                  if (k == keys.first || k == keys.second)
+                    out.handle = handle;
+                  return !out.handle;
+                }))
+    return out;
+  *why = "its contents do not parse";
+  return std::nullopt;
 }
 
 std::string RecordPieces::joined() const {

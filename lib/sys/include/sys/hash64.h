@@ -24,32 +24,65 @@ inline uint64_t mix64(uint64_t x) {
   return x;
 }
 
-// Continues `h` over `data` (start with hash64_seed).
-inline uint64_t hash64(std::string_view data, uint64_t h) {
-  const char *p = data.data();
-  size_t n = data.size();
-  h ^= n * 0x9e3779b97f4a7c15ULL;
-  if (n >= 32) {
-    uint64_t lane[4] = {h, h ^ 0xbb67ae8584caa73bULL, h ^ 0x3c6ef372fe94f82bULL,
-                        h ^ 0xa54ff53a5f1d36f1ULL};
-    for (; n >= 32; p += 32, n -= 32)
-      for (int i = 0; i < 4; ++i) {
-        uint64_t w;
-        std::memcpy(&w, p + 8 * i, 8);
-        lane[i] = mix64(lane[i] ^ w) + 0x9e3779b97f4a7c15ULL;
-      }
-    h = lane[0];
-    for (int i = 1; i < 4; ++i)
-      h = mix64(h ^ lane[i]) + 0x9e3779b97f4a7c15ULL;
-  }
+namespace hash64_parts {
+
+constexpr uint64_t kStep = 0x9e3779b97f4a7c15ULL;
+
+// The four lanes' start from the hash so far.
+inline void lanes_start(uint64_t lane[4], uint64_t h) {
+  lane[0] = h;
+  lane[1] = h ^ 0xbb67ae8584caa73bULL;
+  lane[2] = h ^ 0x3c6ef372fe94f82bULL;
+  lane[3] = h ^ 0xa54ff53a5f1d36f1ULL;
+}
+
+// The lanes over whole 32-byte blocks at `p` (`n` a multiple of 32).
+inline void lanes_add(uint64_t lane[4], const char *p, size_t n) {
+  for (; n >= 32; p += 32, n -= 32)
+    for (int i = 0; i < 4; ++i) {
+      uint64_t w;
+      std::memcpy(&w, p + 8 * i, 8);
+      lane[i] = mix64(lane[i] ^ w) + kStep;
+    }
+}
+
+inline uint64_t lanes_fold(const uint64_t lane[4]) {
+  uint64_t h = lane[0];
+  for (int i = 1; i < 4; ++i)
+    h = mix64(h ^ lane[i]) + kStep;
+  return h;
+}
+
+// The last `n` bytes (fewer than 32) at `p`, after `h`.
+inline uint64_t end(const char *p, size_t n, uint64_t h) {
   for (; n >= 8; p += 8, n -= 8) {
     uint64_t w;
     std::memcpy(&w, p, 8);
-    h = mix64(h ^ w) + 0x9e3779b97f4a7c15ULL;
+    h = mix64(h ^ w) + kStep;
   }
   uint64_t tail = 0;
   std::memcpy(&tail, p, n);
   return mix64(h ^ tail ^ (uint64_t(n) << 56));
+}
+
+} // namespace hash64_parts
+
+// Continues `h` over `data` (start with hash64_seed).
+inline uint64_t hash64(std::string_view data, uint64_t h) {
+  using namespace hash64_parts;
+  const char *p = data.data();
+  size_t n = data.size();
+  h ^= n * kStep;
+  if (n >= 32) {
+    uint64_t lane[4];
+    lanes_start(lane, h);
+    const size_t whole = n / 32 * 32;
+    lanes_add(lane, p, whole);
+    p += whole;
+    n -= whole;
+    h = lanes_fold(lane);
+  }
+  return end(p, n, h);
 }
 
 constexpr uint64_t hash64_seed = 0x6a09e667f3bcc908ULL;
@@ -64,13 +97,9 @@ inline uint64_t hash64(std::string_view data) {
 class Hash64Pieces {
 public:
   explicit Hash64Pieces(uint64_t total, uint64_t seed = hash64_seed)
-      : h_(seed ^ total * 0x9e3779b97f4a7c15ULL),
+      : h_(seed ^ total * hash64_parts::kStep),
         lane_left_(total >= 32 ? total / 32 * 32 : 0) {
-    lane_[0] = h_;
-    lane_[1] = h_ ^ 0xbb67ae8584caa73bULL;
-    lane_[2] = h_ ^ 0x3c6ef372fe94f82bULL;
-    lane_[3] = h_ ^ 0xa54ff53a5f1d36f1ULL;
-    lanes_ = lane_left_ != 0;
+    hash64_parts::lanes_start(lane_, h_);
   }
   void add(std::string_view data) {
     while (!data.empty()) {
@@ -97,38 +126,20 @@ public:
   }
   // The hash, once `total` bytes were added.
   uint64_t value() const {
-    uint64_t h = h_;
-    if (lanes_) {
-      h = lane_[0];
-      for (int i = 1; i < 4; ++i)
-        h = mix64(h ^ lane_[i]) + 0x9e3779b97f4a7c15ULL;
-    }
-    const char *p = end_;
-    size_t n = end_fill_;
-    for (; n >= 8; p += 8, n -= 8) {
-      uint64_t w;
-      std::memcpy(&w, p, 8);
-      h = mix64(h ^ w) + 0x9e3779b97f4a7c15ULL;
-    }
-    uint64_t tail = 0;
-    std::memcpy(&tail, p, n);
-    return mix64(h ^ tail ^ (uint64_t(n) << 56));
+    const uint64_t h = lanes_ ? hash64_parts::lanes_fold(lane_) : h_;
+    return hash64_parts::end(end_, end_fill_, h);
   }
 
 private:
   void blocks(const char *p, size_t n) {
-    for (; n >= 32; p += 32, n -= 32, lane_left_ -= 32)
-      for (int i = 0; i < 4; ++i) {
-        uint64_t w;
-        std::memcpy(&w, p + 8 * i, 8);
-        lane_[i] = mix64(lane_[i] ^ w) + 0x9e3779b97f4a7c15ULL;
-      }
+    hash64_parts::lanes_add(lane_, p, n);
+    lane_left_ -= n;
   }
 
   uint64_t h_;
   uint64_t lane_left_; // bytes still to go through the lanes
+  bool lanes_ = lane_left_ != 0;
   uint64_t lane_[4];
-  bool lanes_ = false;
   char block_[32];
   size_t fill_ = 0;
   char end_[32];
