@@ -31,14 +31,27 @@ namespace fastrestore {
 namespace {
 
 const char kUsage[] =
-    "Usage: fastrestore [-4|-6] [-c] [-n] [-t] [-v] [-T table] [-w [secs]]\n"
-    "                   [-W usecs] [-M command] [FILE]\n"
-    "       fastrestore save --binary FILE [...]   (see save --help)\n"
-    "       fastrestore commit FILE [...]          (see commit --help)\n"
+    "Usage: fastrestore [-4|-6|--bridge] [-c] [-n] [-t] [-v] [-T table]\n"
+    "                   [-w [secs]] [-W usecs] [-M command] [FILE]\n"
+    "       fastrestore save [-4|-6|--bridge] [-t table] [...]   (text)\n"
+    "       fastrestore save --binary FILE [...]\n"
+    "       fastrestore commit FILE [...]\n"
+    "       fastrestore diff [...] [FILE]\n"
+    "       fastrestore iptables|ip6tables ARGS...\n"
+    "       fastrestore ebtables ARGS...\n"
     "Loads iptables-save text (standard input, or FILE) into nf_tables,\n"
     "one transaction per COMMIT (with --legacy: into x_tables, one table\n"
-    "replacement per COMMIT). save and commit write and load binary\n"
-    "snapshots of the kernel's tables.\n";
+    "replacement per COMMIT).\n"
+    "Subcommands (each takes --help):\n"
+    "  save      print the kernel's tables as iptables-save does, or with\n"
+    "            --binary save them to a snapshot FILE\n"
+    "  commit    load a snapshot FILE (- for standard input), one\n"
+    "            transaction\n"
+    "  diff      what loading FILE (- or none: standard input) would\n"
+    "            change, as a unified diff; sends nothing\n"
+    "  iptables, ip6tables\n"
+    "            the iptables command line (-A, -C, -D, -I, -L, -S, ...)\n"
+    "  ebtables  the ebtables command line\n";
 
 // The wait options, which iptables-restore reads itself: -w and -W take
 // the next word for their value unless it starts with '-' or '!'
@@ -291,6 +304,10 @@ int cli_main(int argc, char **argv) {
       return command_line_error(program,
                                 "--coalesce takes milliseconds (0 or more)");
   }
+  // (A replacement is one transaction per table already.)
+  if (vm.count("coalesce") && !cfg.noflush)
+    return command_line_error(program, "--coalesce groups --noflush blocks "
+                                       "into transactions; add --noflush");
   cfg.all_or_nothing = vm.count("all-or-nothing") > 0;
   cfg.incremental = vm.count("incremental") > 0;
   cfg.optimize = vm.count("optimize") > 0;

@@ -106,8 +106,9 @@ int diff_main(const Program &program, int argc, char **argv) {
                  "                        [--color[=WHEN]] [--commands] "
                  "[FILE]\n"
                  "Prints what loading FILE (restore input; standard input "
-                 "without FILE) would\nchange in the tables it names, as a "
-                 "unified diff of their saves; sends nothing.\nExit status: "
+                 "without FILE or\nwith -) would change in the tables it "
+                 "names, as a unified diff of their\nsaves; sends nothing.\n"
+                 "Exit status: "
                  "0 no change, 1 changes, 2 trouble (bad input, a table "
                  "that\ncannot be read).\n\n"
               << desc;
@@ -157,7 +158,8 @@ int diff_main(const Program &program, int argc, char **argv) {
   std::string input;
   std::string name = "-";
   int fd = STDIN_FILENO;
-  if (vm.count("file")) {
+  // ("-": standard input, as without FILE.)
+  if (vm.count("file") && vm["file"].as<std::string>() != "-") {
     name = vm["file"].as<std::string>();
     cfg.input_name = name;
     fd = open(name.c_str(), O_RDONLY | O_CLOEXEC);

@@ -48,7 +48,8 @@ std::string g_self = "fastrestore ebtables";
 // A bad command line: status 2, as ebtables' parameter problems.
 int usage_error(const std::string &msg) {
   std::cerr << g_self << ": " << msg << "\n"
-            << "Try `" << g_self << " -h' for more information.\n";
+            << "Try `" << g_self << " -h' or '" << g_self
+            << " --help' for more information.\n";
   return 2;
 }
 

@@ -203,8 +203,8 @@ int commit_main(const Program &program, int argc, char **argv) {
   if (vm.count("help")) {
     std::cout << "Usage: fastrestore commit FILE [-t] [-4|-6|--bridge] "
                  "[--legacy]\n"
-                 "Replaces the tables saved in FILE with its content, in one "
-                 "transaction.\n\n"
+                 "Replaces the tables saved in FILE (- for standard input) "
+                 "with its content,\nin one transaction.\n\n"
               << desc;
     return 0;
   }

@@ -37,6 +37,10 @@ std::string caret_display(const Diagnostic &d) {
       under += std::string(std::max(1, end - d.loc.col_begin + 1), '^');
       out += pad + " | " + under + "\n";
     }
+    // A file written on DOS or Windows: every line's last word holds a CR.
+    if (d.source.back() == '\r')
+      out += std::string(num.size() + 2, ' ') +
+             " = hint: line ends in CR (a DOS file?)\n";
   }
   return out;
 }

@@ -97,8 +97,12 @@ void print_restore_error(const Error &e,
     if (cfg.command_line) {
       d.loc = Location{};
       d.source.clear();
-      // The command names itself in input_name ("ebtables").
+      // The command names itself in input_name ("ebtables"), and points
+      // to its help after a bad command line, as ebtables does.
       err << cfg.input_name << ": " << d.message << "\n";
+      if (d.code == ExitCode::parameter)
+        err << "Try `" << cfg.input_name << " -h' or '" << cfg.input_name
+            << " --help' for more information.\n";
       return;
     }
     if (d.source.empty() && d.loc.line > 0)

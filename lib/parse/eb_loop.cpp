@@ -396,10 +396,18 @@ Command Line::run(int line) {
       [[fallthrough]];
     default:
       inverse(optarg);
-      // ebtables names the word after the option it could not place.
-      if (!extension_option(c))
-        xtables_error(PARAMETER_PROBLEM, "Unknown argument: '%s'",
-                      optind < argc() ? argv_[optind] : "(null)");
+      // ebtables names the word after the option it could not place;
+      // after the last word it prints '(null)', where this names the
+      // option (CONFORMANCE), keeping ebtables' words for comparison.
+      if (!extension_option(c)) {
+        if (optind < argc())
+          xtables_error(PARAMETER_PROBLEM, "Unknown argument: '%s'",
+                        argv_[optind]);
+        throw PluginFailure{PARAMETER_PROBLEM,
+                            std::string("Unknown argument: '") +
+                                argv_[optind - 1] + "'",
+                            "Unknown argument: '(null)'"};
+      }
       if (command_ != 'A' && command_ != 'I' && command_ != 'D' &&
           command_ != 14)
         xtables_error(PARAMETER_PROBLEM,

@@ -111,7 +111,9 @@ void FileWriter::finish(Header &h) {
 }
 
 MappedFile::MappedFile(const std::string &path) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // "-": standard input (a pipe is read whole, a file mapped).
+  int fd = path == "-" ? fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0)
+                       : open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     io_fail("cannot open", path);
   struct stat st;

@@ -55,6 +55,7 @@ private:
 class MappedFile {
 public:
   // Throws SnapshotError naming the file: missing, unreadable, a directory.
+  // "-" is standard input.
   explicit MappedFile(const std::string &path);
   ~MappedFile();
   MappedFile(const MappedFile &) = delete;

@@ -141,6 +141,18 @@ flat() { # OPTIONS...
   # group of a thousand.)
   [ "$large" -le $((small + 4096)) ] && [ "$large" -le 65536 ]
 }
+# Without --noflush there is nothing to group (each table is replaced in
+# a transaction of its own): refused, naming what is missing, and nothing
+# is loaded.
+refused_alone() {
+  unshare -n bash -c "
+    printf '*filter\n-A INPUT -j ACCEPT\nCOMMIT\n' |
+      '$fr' --coalesce 5 2>'$tmp/alone.err'
+    status=\$?
+    [ \$status = 1 ] && [ -z \"\$(iptables-nft-save)\" ]" &&
+    grep -q -- '--coalesce groups --noflush blocks into transactions; add --noflush' "$tmp/alone.err"
+}
+check "--coalesce without --noflush is refused" refused_alone
 check "a coalesced stream's peak memory stays flat" flat --noflush --coalesce 5
 check "an incremental coalesced stream's too" \
   flat --noflush --coalesce 5 --incremental

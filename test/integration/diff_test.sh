@@ -247,6 +247,18 @@ ln -s "$fr" "$tmp/bin/iptables-restore"
 cp "$tmp/ok.rules" "$tmp/named/diff"
 status 0 "iptables-restore --test diff: the file named diff" \
   unshare -n bash -c "cd '$tmp/named' && exec '$tmp/bin/iptables-restore' --test diff"
+# "-" is standard input, as no FILE: the same diff, from a pipe too.
+unshare -n bash -c "'$fr' diff --color=never <'$tmp/ok.rules' >'$tmp/by_stdin';
+  '$fr' diff --color=never - <'$tmp/ok.rules' >'$tmp/by_dash';
+  cat '$tmp/ok.rules' | '$fr' diff --color=never - >'$tmp/by_pipe'; [ \$? = 1 ]"
+rc=$?
+count=$((count + 1))
+if [ $rc != 0 ] || ! [ -s "$tmp/by_stdin" ] || ! cmp -s "$tmp/by_stdin" "$tmp/by_dash" ||
+  ! cmp -s "$tmp/by_stdin" "$tmp/by_pipe"; then
+  echo "FAIL: diff - does not read standard input as diff without FILE does"
+  diff -u "$tmp/by_stdin" "$tmp/by_dash"
+  fail=1
+fi
 # Colour on request: red removals, green additions.
 unshare -n bash -c "'$fr' diff --color=always '$tmp/ok.rules'" >"$tmp/color"
 count=$((count + 1))

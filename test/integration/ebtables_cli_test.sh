@@ -131,5 +131,23 @@ if grep -n "restore input" "$tmp/fr.stderr" "$tmp/link.stderr"; then
   echo "FAILED: a message speaks of restore input"
   fail=1
 fi
+# An unknown option names itself (ebtables says '(null)' when it is the
+# last word), and a bad command line points to the help, as ebtables does.
+unshare -n "$tmp/ebtables" -A INPUT --bogus 2> "$tmp/bogus.err"
+rc=$?
+if [ $rc != 2 ] || ! diff -u - "$tmp/bogus.err" << 'EOF'; then
+ebtables: Unknown argument: '--bogus'
+Try `ebtables -h' or 'ebtables --help' for more information.
+EOF
+  echo "FAILED: ebtables -A INPUT --bogus (status $rc)"
+  fail=1
+fi
+unshare -n "$fr" ebtables -P INPUT BOGUS 2> "$tmp/policy.err"
+rc=$?
+if [ $rc != 2 ] || ! grep -qx "Try \`fastrestore ebtables -h' or 'fastrestore ebtables --help' for more information." "$tmp/policy.err"; then
+  echo "FAILED: fastrestore ebtables -P INPUT BOGUS gives no hint (status $rc)"
+  cat "$tmp/policy.err"
+  fail=1
+fi
 [ $fail = 0 ] && echo "ok: ebtables command line"
 exit $fail

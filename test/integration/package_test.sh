@@ -52,8 +52,11 @@ check "the installed binary runs" sh -c '/usr/sbin/fastrestore --version | grep 
 check "the man page is installed" sh -c 'man -w fastrestore >/dev/null 2>&1'
 check "copyright and changelog are installed" \
   test -f /usr/share/doc/fastrestore/copyright -a -f /usr/share/doc/fastrestore/changelog.gz
-check "the defaults file is a conffile" \
-  sh -c "dpkg-query -W -f='\${Conffiles}' fastrestore | grep -q /etc/default/fastrestore"
+check "the defaults file and the example configuration are conffiles" \
+  sh -c "dpkg-query -W -f='\${Conffiles}' fastrestore | grep -q /etc/default/fastrestore &&
+    dpkg-query -W -f='\${Conffiles}' fastrestore | grep -q /etc/fastrestore.conf"
+check "the example configuration sets nothing" \
+  sh -c "! grep -v '^#' /etc/fastrestore.conf | grep -q '[^[:space:]]'"
 wants=/etc/systemd/system/multi-user.target.wants/fastrestore.service
 check "the unit is not enabled at install" test ! -e "$wants" -a ! -L "$wants"
 check "the unit, the boot script and the completion are installed" \
@@ -129,8 +132,21 @@ check "removing the package unregisters it" \
 check "apt-get removes it" test ! -e /usr/sbin/fastrestore
 check "and its links" test ! -e /usr/libexec/fastrestore
 check "and the unit's links" test ! -e "$wants" -a ! -L "$wants"
+# The boot's saves (a save's leftovers too) and the alternatives' state
+# go on purge; an admin's own file in /var/lib/fastrestore stays, and the
+# directory with it; without one, the directory goes.
+lib=/var/lib/fastrestore
+mkdir -p $lib
+touch $lib/rules.v4.snap $lib/rules.v4.snap.source $lib/rules.v6.snap.new \
+  $lib/.rules.v6.snap.new.AbC123 $lib/alternatives.state $lib/mine.rules
 apt-get purge -y -q fastrestore > "$tmp/purge.log" 2>&1
 check "purged, nothing of it is left in /etc" \
   sh -c "! find /etc -name 'fastrestore*' | grep -q ."
+check "purged, its files in $lib go and the admin's stays" \
+  test "$(ls -A $lib)" = mine.rules
+rm $lib/mine.rules
+touch $lib/rules.v6.snap $lib/rules.v6.snap.source.new
+sh "$src/packaging/postrm" purge
+check "purged with only its files there, $lib goes" test ! -e $lib
 [ $fail = 0 ] && echo "ok: package"
 exit $fail

@@ -181,6 +181,18 @@ table)
     $fr commit "$tmp/snap" || exit 1
     iptables-nft-save -t filter | grep -v "^#" | diff -u "$tmp/filter" - &&
     iptables-nft-save -t nat | grep -v "^#" | diff -u "$tmp/nat" -'
+  # "-" is standard input: a pipe (read whole) and a redirected file
+  # (mapped) commit as the file itself does.
+  check stdin unshare -n bash -c '
+    iptables-nft-restore < "$cases/all_tables_0.rules"
+    iptables-nft-save | grep -v "^#" > "$tmp/all"
+    $fr save --binary "$tmp/snap" 2>/dev/null || exit 1
+    nft flush ruleset
+    cat "$tmp/snap" | $fr commit - || exit 1
+    iptables-nft-save | grep -v "^#" | diff -u "$tmp/all" - || exit 1
+    nft flush ruleset
+    $fr commit - < "$tmp/snap" || exit 1
+    iptables-nft-save | grep -v "^#" | diff -u "$tmp/all" -'
   check missing-table unshare -n bash -c '
     $fr save -T nosuch --binary "$tmp/none" 2> "$tmp/err"; rc=$?
     [ $rc = 1 ] && grep -q "no ipv4 table .nosuch." "$tmp/err" &&

@@ -31,8 +31,8 @@ run() {
     cd '$tmp' && '$tool' $args <'$f' 2>&1 >/dev/null
     echo \"status \$?\"" | tr -d '\0'
 }
-# Line numbers as N; fastrestore's caret display left out.
-norm() { sed -E 's/line:? [0-9]+/line N/g' | grep -v '^ *[0-9]* | \|^ *| '; }
+# Line numbers as N; fastrestore's caret display (and its hint) left out.
+norm() { sed -E 's/line:? [0-9]+/line N/g' | grep -v '^ *[0-9]* | \|^ *| \|^ *= hint: '; }
 
 same_words() { # TOOL CASE
   local name=$1 f=$2 want got

@@ -34,3 +34,17 @@ TEST_CASE("tabs before the span are kept so the caret lines up",
                                 "  1 | \tx y\n"
                                 "    | \t ^\n");
 }
+
+TEST_CASE("a line ending in CR gets the hint of a DOS file", "[diagnostic]") {
+  Diagnostic d;
+  d.loc = {1, 2, 8};
+  d.message = "table name 'filter\r' invalid";
+  d.source = "*filter\r";
+  CHECK(format_diagnostic(d) ==
+        "fastrestore: line 1, column 2-8: table name 'filter\r' invalid\n"
+        "  1 | *filter\r\n"
+        "    |  ^^^^^^^\n"
+        "    = hint: line ends in CR (a DOS file?)\n");
+  d.source = "*filter";
+  CHECK(caret_display(d).find("CR") == std::string::npos);
+}
