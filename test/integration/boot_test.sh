@@ -10,9 +10,13 @@
 # fail-closed ruleset loads (ON_FAILURE=drop-input). save keeps every
 # ipset beside the rules, and boot makes them before any rule: an
 # --optimize'd table boots from its snapshot and from its text alike;
-# a family with no tables is not saved over text rules. Each case runs in
-# a private network namespace, with the script's paths in a temporary
-# directory.
+# a family with no tables is not saved over text rules. netfilter-
+# persistent's settings (from its defaults file or fastrestore's):
+# RESTORE_NOFLUSH adds the text, TEST_RULESET keeps failing text out, save
+# writes the text files (0640) and SKIP_SAVE keeps a family's files; flush
+# empties both families, then the sets; stop flushes only with
+# FLUSH_ON_STOP above 0. Each case runs in a private network namespace,
+# with the script's paths in a temporary directory.
 #   boot_test.sh FASTRESTORE SOURCE_DIR nft|legacy
 set -u
 src=$(realpath "$2")
@@ -21,7 +25,7 @@ backend=$3
 boot=$src/packaging/fastrestore-boot
 export FASTRESTORE=$fr FASTRESTORE_RULES_DIR=$tmp/etc \
   FASTRESTORE_SNAPSHOT_DIR=$tmp/snap FASTRESTORE_DEFAULTS=$tmp/defaults \
-  FASTRESTORE_IPTABLES=$tmp/iptables
+  FASTRESTORE_NP_DEFAULTS=$tmp/np-defaults FASTRESTORE_IPTABLES=$tmp/iptables
 ln -s "/usr/sbin/iptables-$backend" "$tmp/iptables"
 save=iptables-nft-save save6=ip6tables-nft-save legacy=
 if [ "$backend" = legacy ]; then
@@ -45,7 +49,7 @@ check "setup: snapshots saved" test -s "$tmp/good/rules.v4.snap" -a -s "$tmp/goo
 # the text as it is, unless $1 is "text-newer" (the text was edited after
 # the save).
 reset() {
-  rm -f "$tmp/etc"/* "$tmp/snap"/* "$tmp/defaults"
+  rm -f "$tmp/etc"/* "$tmp/snap"/* "$tmp/defaults" "$tmp/np-defaults"
   cp "$tmp/good/rules.v4" "$tmp/good/rules.v6" "$tmp/etc/"
   cp "$tmp/good/rules.v4.snap" "$tmp/good/rules.v6.snap" "$tmp/snap/"
   for v in 4 6; do
@@ -228,5 +232,70 @@ if [ "$backend" = nft ]; then
   rm -f "$tmp/snap"/*
   check "optimize: and from the text and the saved sets" boots_as_saved
 fi
+# netfilter-persistent's settings, from its own defaults file or from
+# fastrestore's. IPTABLES_RESTORE_NOFLUSH=yes: the text is added to what
+# the tables hold; the snapshot (a replacement) is not loaded.
+reset
+echo IPTABLES_RESTORE_NOFLUSH=yes > "$tmp/np-defaults"
+out=$(boot)
+check "RESTORE_NOFLUSH: the text rules are added" grep -qx -- "$text_rule" <<< "$out"
+check "RESTORE_NOFLUSH: the rules before stay" grep -qx -- "$before_rule" <<< "$out"
+check "RESTORE_NOFLUSH: nothing of the snapshot" lacks "$snap_rule" <<< "$out"
+check "RESTORE_NOFLUSH: status 0" grep -qx "status 0" <<< "$out"
+# IPTABLES_TEST_RULESET=yes: text that fails its test load is not loaded;
+# the snapshot (older) loads instead, or with none the tables stay.
+reset text-newer
+printf '*filter\n-A INPUT -m nosuchmatch -j ACCEPT\nCOMMIT\n' > "$tmp/etc/rules.v4"
+echo IPTABLES_TEST_RULESET=yes > "$tmp/defaults"
+out=$(boot)
+check "TEST_RULESET: the failed text is not loaded, the snapshot is" \
+  grep -qx -- "$snap_rule" <<< "$out"
+check "TEST_RULESET: says why" \
+  grep -q "IPv4: $tmp/etc/rules.v4 failed its test load (IPTABLES_TEST_RULESET=yes): not loaded" <<< "$out"
+rm "$tmp/snap/rules.v4.snap"
+out=$(boot)
+check "TEST_RULESET, no snapshot: the rules before stay" grep -qx -- "$before_rule" <<< "$out"
+check "TEST_RULESET, no snapshot: status 4" grep -qx "status 4" <<< "$out"
+# save: the text as iptables-save prints it (mode 0640), the sets; the
+# *_SKIP_SAVE settings leave a family's files (or the sets) alone.
+reset
+rm -f "$tmp/etc"/* "$tmp/snap"/*
+out=$(unshare -n sh -c "'$fr' $legacy < '$tmp/good/rules.v4' &&
+  '$boot' save >/dev/null 2>&1 && $save | grep -v '^#'")
+check "save: rules.v4 is the tables as iptables-save prints them" \
+  test "$(grep -v '^#' "$tmp/etc/rules.v4")" = "$out"
+check "save: rules.v4 has mode 0640" test "$(stat -c %a "$tmp/etc/rules.v4")" = 640
+check "save: rules.v6 too" test -f "$tmp/etc/rules.v6"
+rm -f "$tmp/etc"/* "$tmp/snap"/*
+printf 'IPTABLES_SKIP_SAVE=yes\nIPSET_SKIP_SAVE=yes\n' > "$tmp/defaults"
+echo 'create kept hash:ip' > "$tmp/etc/ipsets"
+out=$(unshare -n sh -c "'$fr' $legacy < '$tmp/good/rules.v4' && '$boot' save" 2>&1)
+check "SKIP_SAVE: IPv4's files are not written" \
+  test ! -e "$tmp/etc/rules.v4" -a ! -e "$tmp/snap/rules.v4.snap"
+check "SKIP_SAVE: IPv6's are" test -f "$tmp/etc/rules.v6" -a -f "$tmp/snap/rules.v6.snap"
+check "SKIP_SAVE: the sets are left as they were" \
+  test "$(cat "$tmp/etc/ipsets")" = 'create kept hash:ip'
+check "SKIP_SAVE: says so" grep -q "IPv4: IPTABLES_SKIP_SAVE=yes" <<< "$out"
+# flush: every built-in chain accepts, no rule and no user chain is left
+# (IPv4 and IPv6), then the sets are destroyed; stop does it only with
+# FLUSH_ON_STOP above 0.
+rm -f "$tmp/defaults" "$tmp/etc"/*
+flushed() { # COMMAND: after it, the tables and sets of a loaded namespace
+  unshare -n sh -c "ipset create blocked hash:ip &&
+    printf '*filter\n:INPUT DROP [0:0]\n:f2b - [0:0]\n-A INPUT -m set --match-set blocked src -j f2b\n-A f2b -j DROP\nCOMMIT\n*nat\n-A OUTPUT -j RETURN\nCOMMIT\n' | '$fr' $legacy &&
+    printf '*filter\n:FORWARD DROP [0:0]\n-A INPUT -j ACCEPT\nCOMMIT\n' | '$fr' $legacy -6 &&
+    $1 >/dev/null 2>&1; echo status \$?; $save | grep -v '^#'; $save6 | grep -v '^#'; ipset list -n"
+}
+out=$(flushed "'$boot' flush")
+check "flush: status 0" grep -qx "status 0" <<< "$out"
+check "flush: no rules, no user chains, no sets" \
+  bash -c '! grep -q -e "^-A" -e "^:f2b" -e "^blocked" <<< "$1"' _ "$out"
+check "flush: every built-in chain accepts" \
+  bash -c 'grep -q "^:INPUT ACCEPT" <<< "$1" && ! grep "^:" <<< "$1" | grep -qv " ACCEPT "' _ "$out"
+out=$(flushed "'$boot' stop")
+check "stop, FLUSH_ON_STOP=0: the tables stay" grep -qx -- "-A f2b -j DROP" <<< "$out"
+echo FLUSH_ON_STOP=1 > "$tmp/defaults"
+out=$(flushed "'$boot' stop")
+check "stop, FLUSH_ON_STOP=1: flushed" lacks "-A f2b -j DROP" <<< "$out"
 [ $fail = 0 ] && echo "ok: boot ($backend)"
 exit $fail
