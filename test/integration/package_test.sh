@@ -49,7 +49,8 @@ check "the package depends on iptables and its libraries ($depends)" \
 DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$deb" > "$tmp/install.log" 2>&1
 check "apt-get installs it" test -x /usr/sbin/fastrestore
 check "the installed binary runs" sh -c '/usr/sbin/fastrestore --version | grep -q "^fastrestore v"'
-check "the man page is installed" sh -c 'man -w fastrestore >/dev/null 2>&1'
+check "the man pages are installed" sh -c 'man -w fastrestore >/dev/null 2>&1 &&
+  man -w fastrestore-boot >/dev/null 2>&1 && man -w fastrestore-alternatives >/dev/null 2>&1'
 check "copyright and changelog are installed" \
   test -f /usr/share/doc/fastrestore/copyright -a -f /usr/share/doc/fastrestore/changelog.gz
 check "the defaults file and the example configuration are conffiles" \
