@@ -15,8 +15,13 @@
 # RESTORE_NOFLUSH adds the text, TEST_RULESET keeps failing text out, save
 # writes the text files (0640) and SKIP_SAVE keeps a family's files; flush
 # empties both families, then the sets; stop flushes only with
-# FLUSH_ON_STOP above 0. Each case runs in a private network namespace,
-# with the script's paths in a temporary directory.
+# FLUSH_ON_STOP above 0. The bridge tables are saved (rules.bridge and
+# its snapshot), booted and flushed alike, on nf_tables whatever the
+# backend. status says what is loaded, what the last start loaded and
+# whether the tables changed since, and what a start would load and why
+# (broken sources found by a test load); reload loads the saved rules
+# again. Each case runs in a private network namespace, with the script's
+# paths in a temporary directory.
 #   boot_test.sh FASTRESTORE SOURCE_DIR nft|legacy
 set -u
 src=$(realpath "$2")
@@ -25,7 +30,8 @@ backend=$3
 boot=$src/packaging/fastrestore-boot
 export FASTRESTORE=$fr FASTRESTORE_RULES_DIR=$tmp/etc \
   FASTRESTORE_SNAPSHOT_DIR=$tmp/snap FASTRESTORE_DEFAULTS=$tmp/defaults \
-  FASTRESTORE_NP_DEFAULTS=$tmp/np-defaults FASTRESTORE_IPTABLES=$tmp/iptables
+  FASTRESTORE_NP_DEFAULTS=$tmp/np-defaults FASTRESTORE_IPTABLES=$tmp/iptables \
+  FASTRESTORE_RUN_DIR=$tmp/run
 ln -s "/usr/sbin/iptables-$backend" "$tmp/iptables"
 save=iptables-nft-save save6=ip6tables-nft-save legacy=
 if [ "$backend" = legacy ]; then
@@ -297,5 +303,79 @@ check "stop, FLUSH_ON_STOP=0: the tables stay" grep -qx -- "-A f2b -j DROP" <<< 
 echo FLUSH_ON_STOP=1 > "$tmp/defaults"
 out=$(flushed "'$boot' stop")
 check "stop, FLUSH_ON_STOP=1: flushed" lacks "-A f2b -j DROP" <<< "$out"
+rm -f "$tmp/defaults"
+
+# The bridge tables (ebtables): save writes rules.bridge as ebtables-save
+# prints it, and its snapshot; with no bridge tables, no rules.bridge.
+rm -f "$tmp/etc"/* "$tmp/snap"/*
+bridge_rule='-A FORWARD -p ARP -j DROP'
+unshare -n sh -c "'$fr' $legacy < '$tmp/good/rules.v4' && '$boot' save" >/dev/null 2>&1
+check "save, no bridge tables: no rules.bridge" test ! -e "$tmp/etc/rules.bridge"
+out=$(unshare -n sh -c "ebtables-nft -N bchain && ebtables-nft $bridge_rule &&
+  '$fr' $legacy < '$tmp/good/rules.v4' && '$boot' save >/dev/null 2>&1 &&
+  ebtables-nft-save | grep -v '^#'")
+check "save: rules.bridge is the bridge tables as ebtables-save prints them" \
+  test "$(grep -v '^#' "$tmp/etc/rules.bridge")" = "$out"
+check "save: rules.bridge has mode 0640" test "$(stat -c %a "$tmp/etc/rules.bridge")" = 640
+check "save: the bridge snapshot, with its text's digest" \
+  grep -qx "sha256 $(sha256sum < "$tmp/etc/rules.bridge" | cut -d' ' -f1)" \
+  "$tmp/snap/rules.bridge.snap.source"
+bridge_boot() { # prints start's output, its status and the bridge tables
+  unshare -n sh -c "'$boot' start 2>&1; echo \"status \$?\"; ebtables-nft-save | grep -v '^#'"
+}
+out=$(bridge_boot)
+check "bridge: start loads the snapshot" \
+  grep -q "bridge: loaded $tmp/snap/rules.bridge.snap" <<< "$out"
+check "bridge: its rule and chain" \
+  bash -c 'grep -qx -- "$2" <<< "$1" && grep -q "^:bchain " <<< "$1"' _ "$out" "$bridge_rule"
+check "bridge: status 0" grep -qx "status 0" <<< "$out"
+echo '-A FORWARD -p IPv4 -j ACCEPT' > "$tmp/extra"
+sed -i "/^COMMIT/d; \$r $tmp/extra" "$tmp/etc/rules.bridge"
+out=$(bridge_boot)
+check "bridge, text edited since: the text loads" \
+  grep -qx -- '-A FORWARD -p IPv4 -j ACCEPT' <<< "$out"
+check "bridge, text edited since: says why" \
+  grep -q "bridge: $tmp/snap/rules.bridge.snap was not saved from $tmp/etc/rules.bridge" <<< "$out"
+out=$(unshare -n sh -c "ebtables-nft -N bchain && ebtables-nft $bridge_rule &&
+  '$boot' flush >/dev/null 2>&1; echo status \$?; ebtables-nft-save | grep -v '^#'")
+check "flush: the bridge tables too" \
+  bash -c '! grep -q -e "^-A" -e "^:bchain" <<< "$1" && grep -qx "status 0" <<< "$1"' _ "$out"
+
+# status: the tables now, what the last start loaded and whether they
+# changed since, what a start would load and why.
+reset
+rm -rf "$tmp/run"
+status_of() { # COMMANDS: status's output after them, in a fresh namespace
+  unshare -n sh -c "$1; '$boot' status 2>&1; echo \"status \$?\""
+}
+out=$(status_of "'$fr' $legacy < '$tmp/good/rules.v4'")
+check "status: the tables now" grep -q "IPv4: now: filter 1 rule$" <<< "$out"
+check "status: no start yet" \
+  grep -q "IPv4: no start has loaded it since the machine started" <<< "$out"
+check "status: what a start would load, and why" \
+  grep -q "IPv4: a start would load $tmp/snap/rules.v4.snap (saved from $tmp/etc/rules.v4 as it is now)" <<< "$out"
+check "status: a family with nothing saved" \
+  grep -q "bridge: a start would load nothing: no saved rules" <<< "$out"
+check "status: status 0" grep -qx "status 0" <<< "$out"
+out=$(status_of "'$boot' start >/dev/null 2>&1")
+check "status after start: what it loaded" \
+  grep -q "IPv4: start at .*: loaded $tmp/snap/rules.v4.snap; the tables are as it left them" <<< "$out"
+out=$(status_of "'$boot' start >/dev/null 2>&1; iptables-$backend -A INPUT -j ACCEPT")
+check "status after a change: the tables changed since" \
+  grep -q "IPv4: start at .*; the tables have changed since" <<< "$out"
+damage corrupt "$tmp/snap/rules.v4.snap"
+out=$(status_of true)
+check "status, corrupt snapshot: the text would load instead" \
+  grep -q "IPv4: a start would load $tmp/etc/rules.v4: $tmp/snap/rules.v4.snap fails its test load" <<< "$out"
+printf '*filter\n-A INPUT -m nosuchmatch -j ACCEPT\nCOMMIT\n' > "$tmp/etc/rules.v4"
+out=$(status_of true)
+check "status, both broken: nothing would load" \
+  grep -q "IPv4: a start would load nothing: $tmp/etc/rules.v4 and $tmp/snap/rules.v4.snap both fail" <<< "$out"
+# reload: the saved rules again, over what changed since.
+reset
+out=$(unshare -n sh -c "'$boot' start >/dev/null 2>&1; iptables-$backend -F INPUT
+  '$boot' reload >/dev/null 2>&1; echo \"status \$?\"; $save | grep -e '^-A'")
+check "reload: the saved rules are back" grep -qx -- "$snap_rule" <<< "$out"
+check "reload: status 0" grep -qx "status 0" <<< "$out"
 [ $fail = 0 ] && echo "ok: boot ($backend)"
 exit $fail

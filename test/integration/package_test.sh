@@ -73,6 +73,32 @@ check "iptables-save (a link to it) prints what iptables-nft-save prints" \
 out=$(unshare -n sh -c '/usr/libexec/fastrestore/ebtables -A FORWARD -j DROP &&
   /usr/libexec/fastrestore/ebtables -L FORWARD')
 check "ebtables (a link to it) acts as ebtables" grep -q -- "^-j DROP$" <<< "$out"
+# The boot script as installed, on the installed paths (/etc/iptables,
+# /var/lib/fastrestore, /run/fastrestore: the sandbox's): save keeps
+# IPv4, IPv6 and the bridge; in a fresh namespace start loads them,
+# status says what start loaded and that the tables changed since, and
+# reload (the unit's ExecReload) loads them again.
+boot=/usr/libexec/fastrestore/fastrestore-boot
+check "the unit reloads with the boot script" \
+  grep -qx "ExecReload=$boot reload" /usr/lib/systemd/system/fastrestore.service
+out=$(unshare -n sh -c "/usr/sbin/fastrestore '$src/examples/web-server.rules' &&
+  ebtables-nft -A FORWARD -p ARP -j DROP && $boot save >/dev/null 2>&1 && echo saved")
+check "boot: save writes the rules of IPv4, IPv6 and the bridge" \
+  test "$out" = saved -a -f /etc/iptables/rules.v4 -a -f /etc/iptables/rules.v6 -a \
+       -f /etc/iptables/rules.bridge -a -f /var/lib/fastrestore/rules.bridge.snap
+out=$(unshare -n sh -c "$boot start >/dev/null 2>&1 && iptables-nft -F INPUT &&
+  $boot status 2>&1 && $boot reload >/dev/null 2>&1 &&
+  iptables-nft-save | grep -v '^#' && ebtables-nft-save | grep -v '^#'")
+check "boot: status says what start loaded, and that INPUT changed since" \
+  grep -q "IPv4: start at .*: loaded /var/lib/fastrestore/rules.v4.snap; the tables have changed since" <<< "$out"
+check "boot: status says what a start would load" \
+  grep -q "bridge: a start would load /var/lib/fastrestore/rules.bridge.snap" <<< "$out"
+grep -- '^-A INPUT' "$tmp/ref" > "$tmp/ref-input"
+check "boot: reload loads the saved rules again (INPUT's are back)" \
+  sh -c "test -s '$tmp/ref-input' && grep -- '^-A INPUT' | cmp -s - '$tmp/ref-input'" <<< "$out"
+check "boot: start and reload load the bridge tables" \
+  grep -qx -- '-A FORWARD -p ARP -j DROP' <<< "$out"
+rm -rf /etc/iptables /var/lib/fastrestore /run/fastrestore
 # Registered with update-alternatives, the system's names are fastrestore;
 # iptables itself stays iptables-nft; unregistered, all is as before.
 before=$(readlink -f /usr/sbin/iptables-restore /usr/sbin/iptables /usr/sbin/ebtables-save)

@@ -1,7 +1,7 @@
 # Sourced first by the tests that change the machine's configuration
 # (update-alternatives, /etc/iptables, installed packages): re-runs the
-# test, with its arguments, in a private mount namespace where /etc, /usr
-# and /var are overlays over the machine's. Whatever the test changes
+# test, with its arguments, in a private mount namespace where /etc, /usr,
+# /var and /run are overlays over the machine's. Whatever the test changes
 # lands in a temporary upper directory and disappears with the namespace,
 # so the machine is left untouched however the test ends, killed included.
 # Skips (status 77) without root, mount namespaces or overlayfs.
@@ -16,7 +16,7 @@ if [ -z "${FASTRESTORE_SANDBOX:-}" ]; then
   trap 'rm -rf "$FASTRESTORE_SANDBOX"' EXIT
   unshare -m --propagation private bash -c '
     set -e
-    for d in etc usr var; do
+    for d in etc usr var run; do
       mkdir -p "$FASTRESTORE_SANDBOX/upper/$d" "$FASTRESTORE_SANDBOX/work/$d"
       mount -t overlay overlay \
         -o "lowerdir=/$d,upperdir=$FASTRESTORE_SANDBOX/upper/$d,workdir=$FASTRESTORE_SANDBOX/work/$d" "/$d"
