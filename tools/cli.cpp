@@ -61,8 +61,10 @@ struct WaitOptions {
   std::optional<std::string> wait_value, interval_value;
 };
 
-// The command line's words without the wait options, which go to `out`.
-std::vector<std::string> normalise(int argc, char **argv, WaitOptions &out) {
+// The command line's words without the wait options, which go to `out`
+// (`stats`: the program takes --stats).
+std::vector<std::string> normalise(int argc, char **argv, WaitOptions &out,
+                                   bool stats) {
   std::vector<std::string> args;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -70,7 +72,12 @@ std::vector<std::string> normalise(int argc, char **argv, WaitOptions &out) {
     const bool iw = a == "-W" || a == "--wait-interval" ||
                     a.rfind("--wait-interval=", 0) == 0;
     if (!w && !iw) {
-      args.push_back(a);
+      // --stats alone is the text form: its value is never the next word
+      // (the FILE), only given after `=`.
+      args.push_back(stats && a.size() >= 6 &&
+                             std::string("--stats").rfind(a, 0) == 0
+                         ? "--stats=text"
+                         : a);
       continue;
     }
     (w ? out.wait : out.interval) = true;
@@ -190,7 +197,7 @@ int cli_main(int argc, char **argv) {
   cfg.backend = program.backend;
 
   po::options_description desc("Options");
-  std::string wait, wait_interval, modprobe, backend;
+  std::string wait, wait_interval, modprobe, backend, stats;
   // clang-format off
   desc.add_options()
     ("help,h", "print this help and exit")
@@ -216,9 +223,12 @@ int cli_main(int argc, char **argv) {
      "one rule (command line only: other tools see the set rules)")
     ("optimize-min", po::value<size_t>(&cfg.optimize_min),
      "the shortest run --optimize merges (default 8)")
-    ("stats", "after each COMMIT, print its costs to stderr: reading and "
+    ("stats", po::value<std::string>(&stats)->implicit_value("text"),
+     "after each COMMIT, print its costs to stderr: reading and "
      "parsing, extensions, batch building, kernel time, bytes sent, rules, "
-     "peak RSS")
+     "peak RSS (--stats=json: one JSON object a COMMIT, with its status)")
+    ("log", "when the load ends, send one line to syslog: who loaded "
+     "which input, which tables, and the result")
     ("verbose,v", po::value<std::vector<std::string>>()->zero_tokens()->composing(),
      "name each chain flushed or deleted and list each rule added, "
      "as iptables-restore -v does")
@@ -256,7 +266,8 @@ int cli_main(int argc, char **argv) {
 
   po::variables_map vm;
   WaitOptions wait_options;
-  const std::vector<std::string> args = normalise(argc, argv, wait_options);
+  const std::vector<std::string> args = normalise(
+      argc, argv, wait_options, program.kind != ProgramKind::ebtables_restore);
   try {
     vm = parse_command_line(args, all, pos);
   } catch (const po::error &e) {
@@ -298,6 +309,10 @@ int cli_main(int argc, char **argv) {
   cfg.test = vm.count("test") > 0;
   cfg.verbose = vm.count("verbose") ? 1 : 0;
   cfg.stats = vm.count("stats") > 0;
+  if (cfg.stats && stats != "text" && stats != "json")
+    return command_line_error(program, "--stats takes text or json, not '" +
+                                           stats + "'");
+  cfg.stats_json = cfg.stats && stats == "json";
   if (vm.count("coalesce")) {
     cfg.coalesce_ms = vm["coalesce"].as<int>();
     if (cfg.coalesce_ms < 0)
@@ -344,6 +359,11 @@ int cli_main(int argc, char **argv) {
     as_run.backend = cfg.backend;
     cfg.upstream = upstream_tool(as_run);
   }
+  if (vm.count("log")) // (else as the configuration file says)
+    cfg.log = true;
+  // Under fastrestore's own name only: the replaced tools print none.
+  cfg.progress = cfg.verbose == 0 && cfg.upstream.name.empty() &&
+                 isatty(STDERR_FILENO) == 1;
   // iptables-nft-restore ignores -w and -W with whatever value; the legacy
   // tool reads them (parse_wait_time, parse_wait_interval).
   if (cfg.backend == Backend::legacy) {

@@ -122,7 +122,8 @@ bool apply_config_file(const std::string &path, const po::variables_map &given,
   settings.add_options()
     ("incremental", po::value<bool>())
     ("coalesce", po::value<int>())
-    ("stats", po::value<bool>());
+    ("stats", po::value<bool>())
+    ("log", po::value<bool>());
   // clang-format on
   auto where = [&](const std::string &name) {
     int n = line_of(body, name);
@@ -142,7 +143,7 @@ bool apply_config_file(const std::string &path, const po::variables_map &given,
                 (meaning.count(o.string_key)
                      ? "changes what a restore means: give it on the "
                        "command line"
-                     : "is no setting (incremental, coalesce, stats)");
+                     : "is no setting (incremental, coalesce, stats, log)");
         return false;
       }
     // Boost reads a bare `name =` as true: every setting needs its value.
@@ -174,6 +175,8 @@ bool apply_config_file(const std::string &path, const po::variables_map &given,
   }
   if (vm.count("stats") && !given.count("stats"))
     cfg.stats = vm["stats"].as<bool>();
+  if (vm.count("log") && !given.count("log"))
+    cfg.log = vm["log"].as<bool>();
   return true;
 }
 

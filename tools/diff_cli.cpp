@@ -1,8 +1,9 @@
 // `fastrestore diff [-4|-6|--bridge] [--legacy] [-n] [-c] [-T table]
-// [--color[=WHEN]] [FILE]`: the input read as a restore with the same
-// options would read it, loaded into a copy of the tables it names in a
-// private network namespace (load_preview.h), and the tables' saves before
-// and after printed as a unified diff. Nothing is sent to the caller's
+// [--color[=WHEN]] [--commands | --json] [FILE]`: the input read as a restore
+// with the same options would read it, loaded into a copy of the tables it
+// names in a private network namespace (load_preview.h), and the tables' saves
+// before and after printed as a unified diff (or as the commands that make the
+// change, or as JSON: table_changes.h). Nothing is sent to the caller's
 // kernel.
 #include "diff_cli.h"
 
@@ -18,6 +19,7 @@
 
 #include "fastrestore/load_preview.h"
 #include "fastrestore/noflush_commands.h"
+#include "fastrestore/table_changes.h"
 #include "fastrestore/unified_diff.h"
 #include "fastrestore/xt_lookup.h"
 
@@ -83,6 +85,9 @@ int diff_main(const Program &program, int argc, char **argv) {
      "colour the diff: auto (on a terminal, the default), always or never")
     ("commands", "print the --noflush restore input that makes the change "
      "(rule numbers as the tables are now) instead of the diff")
+    ("json", "print the changes as one JSON object (chains added and "
+     "removed, policies changed, rules added and removed with their chain "
+     "and position) instead of the diff")
     ("verbose,v", "say on standard error how the kernel's side was known "
      "(the journal, or a copy of the tables)");
   // clang-format on
@@ -103,8 +108,8 @@ int diff_main(const Program &program, int argc, char **argv) {
   if (vm.count("help")) {
     std::cout << "Usage: fastrestore diff [-4|-6|--bridge] [--legacy] [-n] "
                  "[-c] [-T table] [-v] [--optimize]\n"
-                 "                        [--color[=WHEN]] [--commands] "
-                 "[FILE]\n"
+                 "                        [--color[=WHEN]] [--commands | "
+                 "--json] [FILE]\n"
                  "Prints what loading FILE (restore input; standard input "
                  "without FILE or\nwith -) would change in the tables it "
                  "names, as a unified diff of their\nsaves; sends nothing.\n"
@@ -148,6 +153,12 @@ int diff_main(const Program &program, int argc, char **argv) {
     command_line_error(program, "there are no legacy bridge tables", "diff");
     return kTrouble;
   }
+  const bool json = vm.count("json") > 0;
+  if (json && vm.count("commands")) {
+    command_line_error(program, "--json and --commands exclude each other",
+                       "diff");
+    return kTrouble;
+  }
   if (color != "auto" && color != "always" && color != "never") {
     command_line_error(
         program, "--color takes auto, always or never, not `" + color + "'",
@@ -186,7 +197,23 @@ int diff_main(const Program &program, int argc, char **argv) {
   if (preview.status != 0) {
     if (!preview.error.empty())
       std::cerr << "fastrestore diff: " << preview.error << "\n";
+    if (json)
+      std::cout << failure_json(kTrouble, !preview.error.empty()
+                                              ? preview.error
+                                              : "the input would not load (the "
+                                                "message is on standard error)")
+                << std::endl;
     return kTrouble; // never 1: a broken file is not a change
+  }
+  if (json) {
+    std::vector<TableChanges> changes;
+    bool changed = false;
+    for (const TableTexts &t : preview.tables) {
+      changes.push_back(table_changes(t));
+      changed = changed || !changes.back().empty();
+    }
+    std::cout << changes_json(changes) << std::endl;
+    return changed ? 1 : 0;
   }
   if (vm.count("commands")) {
     std::string commands;

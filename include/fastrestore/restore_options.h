@@ -26,6 +26,10 @@ struct RestoreConfig {
   bool command_line = false; // one command of the ebtables or iptables
                              // command line: messages name no line
   bool stats = false;        // --stats: per-phase costs after each COMMIT
+  bool stats_json = false;   // --stats=json: as one JSON object a COMMIT
+  bool progress = false;     // a progress line on stderr (a terminal) for loads
+                             // that take over a second
+  bool log = false;          // --log: a summary line to syslog when a load ends
   int coalesce_ms = -1;      // --coalesce MS: group --noflush blocks (-1: off)
   bool all_or_nothing = false; // every block in one transaction at the end
   bool incremental = false;    // --incremental: send a table's changes only

@@ -15,6 +15,7 @@
 #include "fastrestore/eb_parser.h"
 #include "legacy/legacy.h"
 #include "line_reader.h"
+#include "load_watch.h"
 #include "nft_writer/nft_writer.h"
 #include "optimize/optimize_sink.h"
 #include "parse/block_source.h"
@@ -114,6 +115,17 @@ void print_restore_error(const Error &e,
     show(d);
 }
 
+namespace {
+
+// An error as the --log line names it: its line, and what it says.
+std::string log_text(const Diagnostic &d) {
+  return d.loc.line > 0
+             ? "line " + std::to_string(d.loc.line) + ": " + d.message
+             : d.message;
+}
+
+} // namespace
+
 int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
                 std::ostream &err, const nft::BatchObserver *observer) {
   BlockText text;
@@ -129,6 +141,8 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
   std::unique_ptr<RestoreWriter> writer;
   std::unique_ptr<BlockCommitter> committer;
   std::unique_ptr<OptimizeSink> optimize; // (before the writer goes)
+  std::unique_ptr<StatsSink> stats;       // (before the sinks it fronts)
+  LoadWatch watch(cfg, err);
   try {
     if (cfg.all_or_nothing && cfg.backend == Backend::legacy) {
       Diagnostic d;
@@ -158,7 +172,6 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
       writer = legacy::make_restore_writer(cfg, source.get());
     else
       writer = nft::make_restore_writer(cfg, transport, *source, err, observer);
-    std::unique_ptr<StatsSink> stats;
     committer = std::make_unique<BlockCommitter>(*writer, *source);
     BlockSink *sink = committer.get();
     // --incremental: the lines the journal knows are taken before the
@@ -171,7 +184,11 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
       source->set_optimize(optimize.get());
     }
     if (cfg.stats) {
-      stats = std::make_unique<StatsSink>(*sink, err);
+      stats = std::make_unique<StatsSink>(*sink, err, cfg.stats_json,
+                                          cfg.test ? StatsSink::Ending::tested
+                                          : writer->holds_blocks()
+                                              ? StatsSink::Ending::held
+                                              : StatsSink::Ending::sent);
       sink = stats.get();
     }
     RestoreParser parser(xt,
@@ -205,6 +222,7 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
       if (!(prescan ? prescan->next(line, pre) : reader->next(line)))
         break;
       ++lineno;
+      watch.line(line);
       if (parser.ends_table(line)) // ebtables-restore: "*nat" commits too
         parser.next_table(line, lineno);
       if (!parser.in_table())
@@ -220,6 +238,9 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
     parser.finish(lineno);
     writer->send_held();
   } catch (const Error &e) {
+    watch.clear();
+    if (stats != nullptr)
+      stats->failed(e.diag());
     // The blocks before the failing one go in first, as they would have
     // without --coalesce; if one of them fails, that failure is the one.
     // With --all-or-nothing nothing goes in.
@@ -228,17 +249,23 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
         writer->input_failed();
       } catch (const Error &earlier) {
         print_error(earlier, text, cfg, err);
+        watch.done(static_cast<int>(earlier.diag().code),
+                   log_text(earlier.diag()));
         return static_cast<int>(earlier.diag().code);
       }
     }
     print_error(e, text, cfg, err);
+    watch.done(static_cast<int>(e.diag().code), log_text(e.diag()));
     return static_cast<int>(e.diag().code);
   } catch (const PluginFailure &f) {
     // A plugin refused to print a rule (-v), as iptables would exit.
+    watch.clear();
     fflush(stdout);
     err << "fastrestore: " << f.message << "\n";
+    watch.done(static_cast<int>(f.status), f.message);
     return static_cast<int>(f.status);
   }
+  watch.done(0, "");
   return 0;
 }
 

@@ -2,8 +2,11 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <ostream>
+
+#include "diag/json.h"
 
 namespace fastrestore {
 
@@ -20,6 +23,7 @@ void StatsSink::begin(const std::string &table, const Location &loc) {
   phase_stats().state_source = nullptr;
   phase_stats().journal_note.clear();
   before_ = phase_stats();
+  open_ = true;
   writer_s_ = 0;
   start_ = std::chrono::steady_clock::now();
   PhaseTimer t(writer_s_);
@@ -44,10 +48,30 @@ void StatsSink::append_basic(const BasicAppend &a) {
 }
 
 void StatsSink::commit(const Location &loc) {
-  {
+  try {
     PhaseTimer t(writer_s_);
     inner_.commit(loc);
+  } catch (const Error &e) {
+    report(loc, "failed", &e.diag());
+    throw;
   }
+  report(loc,
+         ending_ == Ending::held     ? "held"
+         : ending_ == Ending::tested ? "tested"
+                                     : "sent",
+         nullptr);
+}
+
+void StatsSink::failed(const Diagnostic &d) {
+  if (open_)
+    report(d.loc.line > 0 ? d.loc : loc_, "failed", &d);
+}
+
+void StatsSink::report(const Location &end, const char *status,
+                       const Diagnostic *d) {
+  if (!open_)
+    return;
+  open_ = false;
   const PhaseStats &now = phase_stats();
   const double total =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_)
@@ -56,19 +80,51 @@ void StatsSink::commit(const Location &loc) {
   const double kernel = now.kernel_s - before_.kernel_s;
   // The writer's time less the kernel's is building the batch; the rest of
   // the block's time is reading and splitting the lines.
-  const double batch = writer_s_ - kernel;
-  const double read = total - ext - writer_s_;
+  const double batch = std::max(0.0, writer_s_ - kernel);
+  const double read = std::max(0.0, total - ext - writer_s_);
+  const uint64_t rules = now.rules - before_.rules;
+  const uint64_t bytes = now.bytes - before_.bytes;
+  if (json_) {
+    JsonObject o;
+    o.text("table", table_)
+        .number("first_line", static_cast<uint64_t>(loc_.line))
+        .number("last_line", static_cast<uint64_t>(end.line))
+        .text("status", status)
+        .number("rules", rules)
+        .number("bytes", bytes)
+        .real("read_ms", 1e3 * read, 3)
+        .real("extensions_ms", 1e3 * ext, 3)
+        .real("batch_ms", 1e3 * batch, 3)
+        .real("kernel_ms", 1e3 * kernel, 3)
+        .real("total_ms", 1e3 * total, 3)
+        .number("peak_rss_kib", static_cast<uint64_t>(peak_rss_kb()));
+    if (now.incremental != nullptr)
+      o.text("incremental", now.incremental)
+          .number("kept", now.kept)
+          .number("added", now.added)
+          .number("removed", now.removed)
+          .number("unparsed", now.unparsed - before_.unparsed);
+    if (now.state_source != nullptr)
+      o.text("kernel_state_from", now.state_source);
+    if (!now.journal_note.empty())
+      o.text("journal", now.journal_note);
+    if (d != nullptr)
+      o.number("exit_status", static_cast<uint64_t>(d->code))
+          .text("error", d->message);
+    out_ << o.str() << "\n" << std::flush;
+    return;
+  }
+  if (d != nullptr)
+    return; // the error itself says what happened
   char buf[512];
   std::snprintf(buf, sizeof(buf),
                 "fastrestore: stats: *%s (lines %d-%d): %llu rules; read and "
                 "parse %.3f ms, extensions %.3f ms, batch %.3f ms, kernel "
                 "%.3f ms, total %.3f ms; %llu bytes sent; peak RSS %ld KiB\n",
-                table_.c_str(), loc_.line, loc.line,
-                static_cast<unsigned long long>(now.rules - before_.rules),
-                1e3 * (read < 0 ? 0 : read), 1e3 * ext,
-                1e3 * (batch < 0 ? 0 : batch), 1e3 * kernel, 1e3 * total,
-                static_cast<unsigned long long>(now.bytes - before_.bytes),
-                peak_rss_kb());
+                table_.c_str(), loc_.line, end.line,
+                static_cast<unsigned long long>(rules), 1e3 * read, 1e3 * ext,
+                1e3 * batch, 1e3 * kernel, 1e3 * total,
+                static_cast<unsigned long long>(bytes), peak_rss_kb());
   out_ << buf;
   if (now.incremental != nullptr)
     out_ << "fastrestore: stats: *" << table_ << ": incremental, "

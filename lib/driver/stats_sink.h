@@ -1,5 +1,7 @@
 // --stats: a sink in front of the block writer that times each block and
-// prints its per-phase costs after its COMMIT (to stderr).
+// prints its per-phase costs after its COMMIT (to stderr): a line of
+// prose, or with --stats=json one JSON object a line, also for a block
+// that fails (status "failed", with the error).
 #pragma once
 
 #include <chrono>
@@ -7,13 +9,19 @@
 #include <memory>
 
 #include "diag/stats.h"
+#include "fastrestore/diagnostic.h"
 #include "parse/restore_parser.h"
 
 namespace fastrestore {
 
 class StatsSink : public BlockSink {
 public:
-  StatsSink(BlockSink &inner, std::ostream &out) : inner_(inner), out_(out) {
+  // How the blocks end when they do not fail: sent at their COMMIT,
+  // held to be sent with others (--coalesce, --all-or-nothing), or only
+  // tested (--test).
+  enum class Ending { sent, held, tested };
+  StatsSink(BlockSink &inner, std::ostream &out, bool json, Ending ending)
+      : inner_(inner), out_(out), json_(json), ending_(ending) {
     phase_stats().timing = true;
   }
   ~StatsSink() override { phase_stats().timing = false; }
@@ -23,10 +31,18 @@ public:
   void command(Command &&cmd) override;
   void append_basic(const BasicAppend &a) override;
   void commit(const Location &loc) override;
+  // The input failed with `d` while a block was open (or in its COMMIT):
+  // with --stats=json, that block's object, status "failed".
+  void failed(const Diagnostic &d);
 
 private:
+  // The open block's costs so far, as prose or as a JSON object.
+  void report(const Location &end, const char *status, const Diagnostic *d);
   BlockSink &inner_;
   std::ostream &out_;
+  bool json_;
+  Ending ending_;
+  bool open_ = false; // a block has begun and not been reported
   std::string table_;
   Location loc_;
   PhaseStats before_;
