@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "apply_cli.h"
 #include "config_file.h"
 #include "diff_cli.h"
 #include "ebtables_cli.h"
@@ -37,6 +38,7 @@ const char kUsage[] =
     "       fastrestore save --binary FILE [...]\n"
     "       fastrestore commit FILE [...]\n"
     "       fastrestore diff [...] [FILE]\n"
+    "       fastrestore apply [--confirm SECONDS] [...] FILE\n"
     "       fastrestore iptables|ip6tables ARGS...\n"
     "       fastrestore ebtables ARGS...\n"
     "Loads iptables-save text (standard input, or FILE) into nf_tables,\n"
@@ -49,6 +51,8 @@ const char kUsage[] =
     "            transaction\n"
     "  diff      what loading FILE (- or none: standard input) would\n"
     "            change, as a unified diff; sends nothing\n"
+    "  apply     load FILE, and put the tables back unless the change is\n"
+    "            confirmed within SECONDS (apply --confirm confirms)\n"
     "  iptables, ip6tables\n"
     "            the iptables command line (-A, -C, -D, -I, -L, -S, ...)\n"
     "  ebtables  the ebtables command line\n";
@@ -185,6 +189,8 @@ int cli_main(int argc, char **argv) {
       return iptables_main(program, argc, argv);
     if (sub == "diff")
       return diff_main(program, argc, argv);
+    if (sub == "apply")
+      return apply_main(program, argc, argv);
   }
   if (program.kind == ProgramKind::save)
     return save_program_main(program, argc, argv);

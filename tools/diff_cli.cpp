@@ -91,20 +91,9 @@ int diff_main(const Program &program, int argc, char **argv) {
     ("verbose,v", "say on standard error how the kernel's side was known "
      "(the journal, or a copy of the tables)");
   // clang-format on
-  po::options_description hidden;
-  hidden.add_options()("file", po::value<std::string>());
-  po::options_description all;
-  all.add(desc).add(hidden);
-  po::positional_options_description pos;
-  pos.add("file", 1);
-  const std::vector<std::string> args(argv + 2, argv + argc);
   po::variables_map vm;
-  try {
-    vm = parse_command_line(args, all, pos);
-  } catch (const po::error &e) {
-    command_line_error(program, e, all, args, "diff");
+  if (!parse_subcommand(program, desc, argc, argv, "diff", vm))
     return kTrouble;
-  }
   if (vm.count("help")) {
     std::cout << "Usage: fastrestore diff [-4|-6|--bridge] [--legacy] [-n] "
                  "[-c] [-T table] [-v] [--optimize]\n"

@@ -266,4 +266,26 @@ int command_line_error(const Program &p, const std::string &message,
   return 1;
 }
 
+bool parse_subcommand(
+    const Program &p,
+    const boost::program_options::options_description &options, int argc,
+    char **argv, const std::string &sub,
+    boost::program_options::variables_map &vm) {
+  namespace po = boost::program_options;
+  po::options_description hidden;
+  hidden.add_options()("file", po::value<std::string>());
+  po::options_description all;
+  all.add(options).add(hidden);
+  po::positional_options_description pos;
+  pos.add("file", 1);
+  const std::vector<std::string> args(argv + 2, argv + argc);
+  try {
+    vm = parse_command_line(args, all, pos);
+  } catch (const po::error &e) {
+    command_line_error(p, e, all, args, sub);
+    return false;
+  }
+  return true;
+}
+
 } // namespace fastrestore

@@ -69,4 +69,13 @@ int command_line_error(const Program &p, const boost::program_options::error &e,
 int command_line_error(const Program &p, const std::string &message,
                        const std::string &sub = "");
 
+// A subcommand's words (argv[2] on) parsed with `options` and at most one
+// positional FILE (vm["file"]); false after the error is printed as
+// command_line_error prints it for `sub`.
+bool parse_subcommand(
+    const Program &p,
+    const boost::program_options::options_description &options, int argc,
+    char **argv, const std::string &sub,
+    boost::program_options::variables_map &vm);
+
 } // namespace fastrestore

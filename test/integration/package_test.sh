@@ -98,6 +98,12 @@ check "boot: reload loads the saved rules again (INPUT's are back)" \
   sh -c "test -s '$tmp/ref-input' && grep -- '^-A INPUT' | cmp -s - '$tmp/ref-input'" <<< "$out"
 check "boot: start and reload load the bridge tables" \
   grep -qx -- '-A FORWARD -p ARP -j DROP' <<< "$out"
+# apply, installed (its state in /run/fastrestore/apply, the sandbox's):
+# not confirmed, the tables go back.
+out=$(unshare -n sh -c "iptables-nft -A INPUT -s 192.0.2.9 -j ACCEPT &&
+  /usr/sbin/fastrestore apply --confirm 1 '$src/examples/web-server.rules' </dev/null >/dev/null 2>&1 &&
+  sleep 2.5 && iptables-nft-save | grep -c -- '-A INPUT'")
+check "apply: not confirmed, the tables are put back" test "$out" = 1
 rm -rf /etc/iptables /var/lib/fastrestore /run/fastrestore
 # Registered with update-alternatives, the system's names are fastrestore;
 # iptables itself stays iptables-nft; unregistered, all is as before.
