@@ -23,6 +23,9 @@ public:
   LoadWatch(const LoadWatch &) = delete;
   LoadWatch &operator=(const LoadWatch &) = delete;
 
+  // Whether it watches at all (a progress line, or --log): else the
+  // driver need not tell it the lines.
+  bool on() const { return progress_ || cfg_.log; }
   // Each line read, in order.
   void line(std::string_view l) {
     ++lines_;

@@ -213,6 +213,7 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
       reader = std::make_unique<LineReader>(fd);
     std::string_view line;
     BasicAppend *pre = nullptr;
+    const bool watching = watch.on();
     int lineno = 0;
     for (;;) {
       // A group goes out when no further line arrives in time.
@@ -222,7 +223,8 @@ int run_restore(int fd, const RestoreConfig &cfg, nft::Transport *transport,
       if (!(prescan ? prescan->next(line, pre) : reader->next(line)))
         break;
       ++lineno;
-      watch.line(line);
+      if (watching)
+        watch.line(line);
       if (parser.ends_table(line)) // ebtables-restore: "*nat" commits too
         parser.next_table(line, lineno);
       if (!parser.in_table())
