@@ -98,6 +98,11 @@ check "boot: reload loads the saved rules again (INPUT's are back)" \
   sh -c "test -s '$tmp/ref-input' && grep -- '^-A INPUT' | cmp -s - '$tmp/ref-input'" <<< "$out"
 check "boot: start and reload load the bridge tables" \
   grep -qx -- '-A FORWARD -p ARP -j DROP' <<< "$out"
+# The machine-readable outputs, installed: --stats=json, diff --json.
+out=$(unshare -n sh -c "/usr/sbin/fastrestore --stats=json '$src/examples/web-server.rules' 2>&1 >/dev/null;
+  /usr/sbin/fastrestore diff --json '$src/examples/web-server.rules'")
+check "--stats=json and diff --json, installed" \
+  bash -c 'grep -q "^{\"table\":\"filter\",.*\"status\":\"sent\"" <<< "$1" && grep -qx "{\"changed\":false,\"tables\":\[\]}" <<< "$1"' _ "$out"
 # apply, installed (its state in /run/fastrestore/apply, the sandbox's):
 # not confirmed, the tables go back.
 out=$(unshare -n sh -c "iptables-nft -A INPUT -s 192.0.2.9 -j ACCEPT &&
