@@ -24,8 +24,12 @@ ns() {
     echo \"status \$?\"; iptables-nft-save -c | grep -v '^#'" 2>&1
 }
 lacks() { ! grep -qx -- "$1"; }
+# Inside a namespace's commands: waits (up to 60 s) until the watcher of
+# every change is done (no pending directory left, only results); the
+# deadlines are short, the sanitizers' builds slow.
+settle="sleep 1; for i in \$(seq 600); do [ -z \"\$(find '$tmp/apply' -mindepth 1 -type d 2>/dev/null)\" ] && break; sleep 0.1; done"
 
-out=$(ns "'$fr' apply --confirm 1 '$tmp/new.rules' </dev/null; echo \"apply \$?\"; iptables-nft-save; sleep 2")
+out=$(ns "'$fr' apply --confirm 1 '$tmp/new.rules' </dev/null; echo \"apply \$?\"; iptables-nft-save; $settle")
 check "no terminal: it returns at once, status 0" grep -qx "apply 0" <<< "$out"
 check "no terminal: it says how to confirm" grep -q "fastrestore apply --confirm" <<< "$out"
 check "no terminal: loaded meanwhile" grep -qx -- "-A INPUT -i lo -j ACCEPT" <<< "$out"
@@ -57,7 +61,7 @@ out=$(ns "setsid bash '$tmp/session.sh' >/dev/null 2>&1 &
   sleep 1; kill -0 \$(cat '$tmp/apid') && echo waiting
   kill -KILL -\$(cat '$tmp/pgid'); sleep 0.5
   ps -o stat= -p \$(cat '$tmp/apid') | grep -qv Z || echo gone
-  sleep 3")
+  $settle")
 check "SIGKILL of the process group: apply was waiting, and is gone" \
   bash -c 'grep -qx waiting <<< "$1" && grep -qx gone <<< "$1"' _ "$out"
 check "SIGKILL of the process group: rolled back all the same" \
@@ -81,7 +85,7 @@ check "terminal, no answer: rolled back at the deadline" \
 
 # Changed by another program since the load: left, status 4.
 out=$(ns "'$fr' apply --confirm 2 '$tmp/new.rules' </dev/null >/dev/null 2>&1
-  iptables-nft -A INPUT -s 198.51.100.1 -j DROP; sleep 3; cat $tmp/apply/*.result")
+  iptables-nft -A INPUT -s 198.51.100.1 -j DROP; $settle; cat $tmp/apply/*.result")
 check "changed since the load: left as it is" \
   grep -qx -- "\[0:0\] -A INPUT -s 198.51.100.1/32 -j DROP" <<< "$out"
 check "changed since the load: it says why (status 4)" \
@@ -101,18 +105,18 @@ check "--confirm soon: refused, status 2" grep -qx "status 2" <<< "$out"
 printf '*filter\n:FORWARD DROP [0:0]\nCOMMIT\n' > "$tmp/new6.rules"
 out=$(unshare -n bash -c "ip6tables-nft -A INPUT -j ACCEPT
   '$fr' apply -6 --confirm 1 '$tmp/new6.rules' </dev/null >/dev/null 2>&1
-  ip6tables-nft-save | grep -c '^:FORWARD DROP'; sleep 2.5; ip6tables-nft-save")
+  ip6tables-nft-save | grep -c '^:FORWARD DROP'; $settle; ip6tables-nft-save")
 check "IPv6: loaded, then rolled back" \
   bash -c '[ "$(head -n1 <<< "$1")" = 1 ] && grep -qx -- "-A INPUT -j ACCEPT" <<< "$1" && grep -q "^:FORWARD ACCEPT" <<< "$1"' _ "$out"
 printf '*filter\n:FORWARD DROP\n-A FORWARD -p ARP -j ACCEPT\nCOMMIT\n' > "$tmp/new.ebrules"
 out=$(unshare -n bash -c "ebtables-nft -A FORWARD -p IPv4 -j DROP
   '$fr' apply --bridge --confirm 1 '$tmp/new.ebrules' </dev/null >/dev/null 2>&1
-  ebtables-nft-save | grep -c 'ARP'; sleep 2.5; ebtables-nft-save")
+  ebtables-nft-save | grep -c 'ARP'; $settle; ebtables-nft-save")
 check "bridge: loaded, then rolled back" \
   bash -c '[ "$(head -n1 <<< "$1")" = 1 ] && grep -qx -- "-A FORWARD -p IPv4 -j DROP" <<< "$1" && grep -q "^:FORWARD ACCEPT" <<< "$1"' _ "$out"
 out=$(unshare -n bash -c "iptables-legacy -A INPUT -s 192.0.2.9 -j ACCEPT
   '$fr' apply --legacy --confirm 1 '$tmp/new.rules' </dev/null 2>&1
-  iptables-legacy-save | grep -c 'lo -j ACCEPT'; sleep 2.5; iptables-legacy-save")
+  iptables-legacy-save | grep -c 'lo -j ACCEPT'; $settle; iptables-legacy-save")
 check "legacy: it says a replacement per table" grep -q "legacy: one table replacement each" <<< "$out"
 check "legacy: loaded, then rolled back" \
   bash -c 'grep -qx 1 <<< "$1" && grep -qx -- "$2" <<< "$1" && grep -q "^:INPUT ACCEPT" <<< "$1"' _ "$out" "$before"
