@@ -166,7 +166,8 @@ int apply_main(const Program &program, int argc, char **argv) {
   if (t.family == Family::bridge && t.backend == Backend::legacy)
     return usage_error(program, "there are no legacy bridge tables");
 
-  // The file, read whole: its tables, and the same bytes loaded.
+  // The file, read whole for the tables it names (the load reads it by
+  // its path).
   const std::string file = vm["file"].as<std::string>();
   std::string input;
   {
@@ -203,15 +204,10 @@ int apply_main(const Program &program, int argc, char **argv) {
   // a table the load makes, an empty block (the rollback empties it).
   std::string rollback;
   for (const std::string &table : tables) {
-    std::vector<std::string> save = {"save"};
-    for (const std::string &o : t.options())
-      save.push_back(o);
-    if (t.family != Family::bridge)
-      save.push_back("-c");
-    save.push_back("-t");
-    save.push_back(table);
     std::string out;
-    if (apply::run_self(save, "", &out, false) == 0 && !out.empty())
+    if (apply::run_self(apply::save_args(t, table, t.family != Family::bridge),
+                        "", &out, false) == 0 &&
+        !out.empty())
       rollback += out;
     else
       rollback += "*" + table + "\nCOMMIT\n";
@@ -234,9 +230,7 @@ int apply_main(const Program &program, int argc, char **argv) {
   load.push_back(path);
   if (const int status = apply::run_self(load, "", nullptr, true);
       status != 0) {
-    unlink((dir + "/rollback.rules").c_str());
-    unlink((dir + "/tables").c_str());
-    rmdir(dir.c_str());
+    apply::remove_dir(dir);
     std::cerr << "fastrestore apply: " << file
               << " did not load (nothing of it was applied)\n";
     return status;

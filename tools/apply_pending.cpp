@@ -46,18 +46,6 @@ bool exists(const std::string &path) {
   return access(path.c_str(), F_OK) == 0;
 }
 
-void remove_dir(const std::string &dir) {
-  if (DIR *d = opendir(dir.c_str())) {
-    while (const dirent *e = readdir(d)) {
-      const std::string name = e->d_name;
-      if (name != "." && name != "..")
-        unlink((dir + "/" + name).c_str());
-    }
-    closedir(d);
-  }
-  rmdir(dir.c_str());
-}
-
 // The watcher's work, in its detached process: wait for the deadline or a
 // confirmation; at the deadline (or when asked at once), put the tables
 // back when they are as the load left them.
@@ -105,6 +93,18 @@ Outcome watch(const std::string &dir, const Target &t, int seconds) {
 
 } // namespace
 
+void remove_dir(const std::string &dir) {
+  if (DIR *d = opendir(dir.c_str())) {
+    while (const dirent *e = readdir(d)) {
+      const std::string name = e->d_name;
+      if (name != "." && name != "..")
+        unlink((dir + "/" + name).c_str());
+    }
+    closedir(d);
+  }
+  rmdir(dir.c_str());
+}
+
 bool write_text(const std::string &path, const std::string &text) {
   std::ofstream out(path, std::ios::trunc);
   out << text;
@@ -120,6 +120,18 @@ std::vector<std::string> Target::options() const {
                 : family == Family::bridge ? "--bridge"
                                            : "-4");
   return out;
+}
+
+std::vector<std::string> save_args(const Target &t, const std::string &table,
+                                   bool counters) {
+  std::vector<std::string> args = {"save"};
+  for (const std::string &o : t.options())
+    args.push_back(o);
+  if (counters)
+    args.push_back("-c");
+  args.push_back("-t");
+  args.push_back(table);
+  return args;
 }
 
 std::string Target::name() const {
@@ -178,14 +190,8 @@ std::string tables_text(const Target &t,
                         const std::vector<std::string> &tables) {
   std::string text;
   for (const std::string &table : tables) {
-    std::vector<std::string> args = {"save"};
-    for (const std::string &o : t.options())
-      if (o != "--legacy" || t.backend == Backend::legacy)
-        args.push_back(o);
-    args.push_back("-t");
-    args.push_back(table);
     std::string out;
-    if (run_self(args, "", &out, false) != 0)
+    if (run_self(save_args(t, table, false), "", &out, false) != 0)
       continue; // no such table
     std::istringstream in(out);
     for (std::string line; std::getline(in, line);) {
@@ -246,7 +252,6 @@ bool start_watcher(const std::string &dir, const Target &t, int seconds) {
   if (chdir("/") != 0) {
     // (the pending directory is named whole)
   }
-  write_text(dir + "/pid", std::to_string(getpid()) + "\n");
   const Outcome o = watch(dir, t, seconds);
   write_text(dir + ".result", std::to_string(o.status) + "\n" + o.text + "\n");
   remove_dir(dir);

@@ -22,6 +22,11 @@ struct Target {
   std::string name() const;                 // "IPv4", "IPv6", "bridge"
 };
 
+// The words of `fastrestore save` of one table of `t` (with its counters
+// when `counters`).
+std::vector<std::string> save_args(const Target &t, const std::string &table,
+                                   bool counters);
+
 // Runs fastrestore with `args` (after argv[0]): standard input from
 // `input` ("" for /dev/null), standard output into *out when given (else
 // /dev/null), standard error to this process's when `show_errors`.
@@ -32,6 +37,9 @@ int run_self(const std::vector<std::string> &args, const std::string &input,
 // Writes `text` into the file at `path` (made or emptied first); false
 // when it could not.
 bool write_text(const std::string &path, const std::string &text);
+
+// Removes directory `dir` with the files in it.
+void remove_dir(const std::string &dir);
 
 // The tables' save text as the watcher compares it: without the dated
 // comments and counters. Empty when none of them exists.
