@@ -48,16 +48,28 @@ LineKind kind_of(std::string_view line) {
   return k;
 }
 
-// Each rule line's position in its chain (1-based; 0 for other lines).
-std::vector<size_t> positions(const std::vector<std::string_view> &lines) {
-  std::vector<size_t> out(lines.size(), 0);
+// One save, read once: each line's kind, each rule line's position in its
+// chain (1-based; 0 for other lines), and the chains it declares with
+// their policies.
+struct Side {
+  std::vector<LineKind> kinds;
+  std::vector<size_t> positions;
+  std::map<std::string_view, std::string_view> declared;
+};
+
+Side read_side(const std::vector<std::string_view> &lines) {
+  Side side;
+  side.kinds.reserve(lines.size());
+  side.positions.assign(lines.size(), 0);
   std::map<std::string_view, size_t> count;
   for (size_t i = 0; i < lines.size(); ++i) {
-    const LineKind k = kind_of(lines[i]);
+    const LineKind &k = side.kinds.emplace_back(kind_of(lines[i]));
     if (k.appends)
-      out[i] = ++count[k.chain];
+      side.positions[i] = ++count[k.chain];
+    else if (k.declares)
+      side.declared[k.chain] = k.policy;
   }
-  return out;
+  return side;
 }
 
 std::string strings_json(const std::vector<std::string> &v) {
@@ -85,35 +97,27 @@ TableChanges table_changes(const TableTexts &t) {
   c.table = t.table;
   const std::vector<std::string_view> a = split_lines(t.before);
   const std::vector<std::string_view> b = split_lines(t.after);
-  const std::vector<size_t> pos_a = positions(a), pos_b = positions(b);
-  // Chains declared on each side, with their policies.
-  std::map<std::string_view, std::string_view> declared_a, declared_b;
-  for (std::string_view l : a)
-    if (const LineKind k = kind_of(l); k.declares)
-      declared_a[k.chain] = k.policy;
-  for (std::string_view l : b)
-    if (const LineKind k = kind_of(l); k.declares)
-      declared_b[k.chain] = k.policy;
-  for (const auto &[chain, policy] : declared_b) {
-    const auto was = declared_a.find(chain);
-    if (was == declared_a.end())
+  const Side sa = read_side(a), sb = read_side(b);
+  for (const auto &[chain, policy] : sb.declared) {
+    const auto was = sa.declared.find(chain);
+    if (was == sa.declared.end())
       c.chains_added.emplace_back(chain);
     else if (was->second != policy)
       c.policies.push_back(
           {std::string(chain), std::string(was->second), std::string(policy)});
   }
-  for (const auto &[chain, policy] : declared_a)
-    if (declared_b.count(chain) == 0)
+  for (const auto &[chain, policy] : sa.declared)
+    if (sb.declared.count(chain) == 0)
       c.chains_removed.emplace_back(chain);
   for (const Edit &e : line_edits(a, b)) {
     if (e.kind == EditKind::remove) {
-      if (const LineKind k = kind_of(a[e.a]); k.appends)
+      if (const LineKind &k = sa.kinds[e.a]; k.appends)
         c.rules_removed.push_back(
-            {std::string(k.chain), pos_a[e.a], std::string(a[e.a])});
+            {std::string(k.chain), sa.positions[e.a], std::string(a[e.a])});
     } else if (e.kind == EditKind::add) {
-      if (const LineKind k = kind_of(b[e.b]); k.appends)
+      if (const LineKind &k = sb.kinds[e.b]; k.appends)
         c.rules_added.push_back(
-            {std::string(k.chain), pos_b[e.b], std::string(b[e.b])});
+            {std::string(k.chain), sb.positions[e.b], std::string(b[e.b])});
     }
   }
   return c;
