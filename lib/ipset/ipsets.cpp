@@ -23,9 +23,40 @@
 
 #include "ipset/address_less.h"
 #include "sys/hash64.h"
+#include "sys/shared_library.h"
 
 namespace fastrestore::ipset {
 namespace {
+
+// The libipset functions used, by their name less "ipset_" (the library
+// is opened on first use: sys/shared_library.h).
+// clang-format off
+#define FR_IPSET_CALLS(X)                                                      \
+  X(load_types) X(init) X(fini) X(custom_printf) X(parse_line) X(session)     \
+  X(session_report_msg) X(session_report_reset) X(session_data)              \
+  X(data_reset) X(data_set) X(type_get) X(cmd) X(commit)
+// clang-format on
+
+struct Calls {
+#define FR_FIELD(name) decltype(&ipset_##name) name = nullptr;
+  FR_IPSET_CALLS(FR_FIELD)
+#undef FR_FIELD
+};
+
+// libipset's functions, its set types loaded on first use.
+const Calls &lib() {
+  static const Calls calls = [] {
+    Calls c;
+#define FR_LOAD(name)                                                          \
+  c.name = reinterpret_cast<decltype(c.name)>(                                 \
+      library_function(FASTRESTORE_LIBIPSET_SONAME, "ipset_" #name));
+    FR_IPSET_CALLS(FR_LOAD)
+#undef FR_LOAD
+    c.load_types();
+    return c;
+  }();
+  return calls;
+}
 
 // What a session printed, and the last error it reported.
 struct Caught {
@@ -83,35 +114,30 @@ int custom_error(struct ipset *, void *p, int status, const char *msg, ...) {
 }
 
 int standard_error(struct ipset *set, void *p) {
-  struct ipset_session *s = ipset_session(set);
-  const char *msg = ipset_session_report_msg(s);
+  struct ipset_session *s = lib().session(set);
+  const char *msg = lib().session_report_msg(s);
   static_cast<Caught *>(p)->error =
       trimmed(msg != nullptr ? msg : "ipset failed");
-  ipset_session_report_reset(s);
+  lib().session_report_reset(s);
   return -1;
 }
 
 struct SessionFree {
-  void operator()(struct ipset *s) const { ipset_fini(s); }
+  void operator()(struct ipset *s) const { lib().fini(s); }
 };
 using Session = std::unique_ptr<struct ipset, SessionFree>;
 
 Session open_session(Caught &caught) {
-  static const bool loaded = [] {
-    ipset_load_types();
-    return true;
-  }();
-  (void)loaded;
-  Session s(ipset_init());
+  Session s(lib().init());
   if (s != nullptr)
-    ipset_custom_printf(s.get(), custom_error, standard_error, print_out,
+    lib().custom_printf(s.get(), custom_error, standard_error, print_out,
                         &caught);
   return s;
 }
 
 // One command line through the session (libipset edits the line).
 bool run_line(struct ipset *s, std::string line) {
-  return ipset_parse_line(s, line.data()) >= 0;
+  return lib().parse_line(s, line.data()) >= 0;
 }
 
 std::vector<std::string> lines_of(const std::string &text) {
@@ -221,40 +247,40 @@ std::optional<CommandError> send_members(struct ipset_session *session,
                                          size_t index_base) {
   const uint8_t family = spec.ipv6 ? NFPROTO_IPV6 : NFPROTO_IPV4;
   auto refused = [&](size_t index) {
-    const char *msg = ipset_session_report_msg(session);
+    const char *msg = lib().session_report_msg(session);
     return CommandError{index, trimmed(msg != nullptr && *msg != '\0'
                                            ? msg
                                            : "ipset refused a member")};
   };
   for (size_t k = 0; k < members.size(); ++k) {
     const Member &m = members[k];
-    struct ipset_data *d = ipset_session_data(session);
-    ipset_data_reset(d);
-    ipset_data_set(d, IPSET_SETNAME, spec.name.c_str());
+    struct ipset_data *d = lib().session_data(session);
+    lib().data_reset(d);
+    lib().data_set(d, IPSET_SETNAME, spec.name.c_str());
     // (The type: the one a create left in the session, or the kernel's.)
-    if (ipset_type_get(session, cmd) == nullptr)
+    if (lib().type_get(session, cmd) == nullptr)
       return refused(index_base + k);
-    ipset_data_set(d, IPSET_OPT_FAMILY, &family);
+    lib().data_set(d, IPSET_OPT_FAMILY, &family);
     union nf_inet_addr address;
     std::memset(&address, 0, sizeof(address));
     std::memcpy(&address, m.address.data(), spec.ipv6 ? 16 : 4);
-    ipset_data_set(d, IPSET_OPT_IP, &address);
+    lib().data_set(d, IPSET_OPT_IP, &address);
     if (spec.net) {
       const uint8_t cidr = static_cast<uint8_t>(m.prefix);
-      ipset_data_set(d, IPSET_OPT_CIDR, &cidr);
+      lib().data_set(d, IPSET_OPT_CIDR, &cidr);
     }
     if (cmd == IPSET_CMD_ADD) {
-      ipset_data_set(d, IPSET_OPT_PACKETS, &m.packets);
-      ipset_data_set(d, IPSET_OPT_BYTES, &m.bytes);
+      lib().data_set(d, IPSET_OPT_PACKETS, &m.packets);
+      lib().data_set(d, IPSET_OPT_BYTES, &m.bytes);
       if (m.comment && spec.comments)
-        ipset_data_set(d, IPSET_OPT_ADT_COMMENT, m.comment->c_str());
+        lib().data_set(d, IPSET_OPT_ADT_COMMENT, m.comment->c_str());
     }
     // A line number lets the session gather consecutive commands into one
     // message, as `ipset restore` does.
-    if (ipset_cmd(session, cmd, static_cast<uint32_t>(k + 1)) < 0)
+    if (lib().cmd(session, cmd, static_cast<uint32_t>(k + 1)) < 0)
       return refused(index_base + k);
   }
-  if (ipset_commit(session) < 0)
+  if (lib().commit(session) < 0)
     return refused(index_base + (members.empty() ? 0 : members.size() - 1));
   return std::nullopt;
 }
@@ -274,7 +300,7 @@ std::optional<CommandError> make_set(const SetSpec &spec,
       (spec.comments ? " comment" : "");
   if (!run_line(s.get(), create))
     return CommandError{0, caught.error};
-  return send_members(ipset_session(s.get()), spec, IPSET_CMD_ADD, members, 1);
+  return send_members(lib().session(s.get()), spec, IPSET_CMD_ADD, members, 1);
 }
 
 std::optional<CommandError> edit_set(const SetSpec &spec,
@@ -284,7 +310,7 @@ std::optional<CommandError> edit_set(const SetSpec &spec,
   Session s = open_session(caught);
   if (s == nullptr)
     return CommandError{0, "cannot start an ipset session"};
-  struct ipset_session *session = ipset_session(s.get());
+  struct ipset_session *session = lib().session(s.get());
   if (auto refused = send_members(session, spec, IPSET_CMD_DEL, removed, 0))
     return refused;
   return send_members(session, spec, IPSET_CMD_ADD, added, removed.size());

@@ -1,9 +1,5 @@
 #include "legacy/iptc.h"
 
-#include <dlfcn.h>
-
-#include <cstdio>
-#include <cstdlib>
 #include <mutex>
 #include <string>
 
@@ -18,13 +14,13 @@ extern "C" {
 }
 #include <libiptc/libiptc.h>
 
+#include "sys/shared_library.h"
+
 namespace fastrestore::legacy {
 namespace {
 
-// The libiptc functions used, by their name less the family's prefix.
-// The libraries are opened on first use (dlopen), not at start: only the
-// legacy backend needs them, and each shared library loaded at start costs
-// every single command (the iptables command line) time.
+// The libiptc functions used, by their name less the family's prefix
+// (the libraries are opened on first use: sys/shared_library.h).
 // clang-format off
 #define FR_IPTC_CALLS(X)                                                       \
   X(init) X(free) X(commit) X(strerror) X(is_chain) X(builtin)                \
@@ -47,26 +43,14 @@ struct Ipv6Calls {
 #undef FR_FIELD
 };
 
-// `calls` filled from the library `soname` (functions `prefix`NAME); as
-// the dynamic loader would at start, a library that cannot be loaded ends
-// the process.
+// `calls` filled from the library `soname` (functions `prefix`NAME).
 template <typename Calls>
 void open_library(const char *soname, const char *prefix, Calls &calls) {
-  void *lib = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
-  const char *why = lib == nullptr ? dlerror() : nullptr;
 #define FR_LOAD(name)                                                          \
-  if (why == nullptr) {                                                        \
-    void *f = dlsym(lib, (std::string(prefix) + #name).c_str());               \
-    if (f == nullptr)                                                          \
-      why = dlerror();                                                         \
-    calls.name = reinterpret_cast<decltype(calls.name)>(f);                    \
-  }
+  calls.name = reinterpret_cast<decltype(calls.name)>(                         \
+      library_function(soname, (std::string(prefix) + #name).c_str()));
   FR_IPTC_CALLS(FR_LOAD)
 #undef FR_LOAD
-  if (why != nullptr) {
-    fprintf(stderr, "fastrestore: cannot load %s: %s\n", soname, why);
-    std::exit(127);
-  }
 }
 
 Ipv4Calls v4;
