@@ -55,6 +55,8 @@ void StatsSink::commit(const Location &loc) {
     report(loc, "failed", &e.diag());
     throw;
   }
+  if (ending_ == Ending::held && json_)
+    held_.push_back({table_, loc_.line, loc.line});
   report(loc,
          ending_ == Ending::held     ? "held"
          : ending_ == Ending::tested ? "tested"
@@ -63,8 +65,23 @@ void StatsSink::commit(const Location &loc) {
 }
 
 void StatsSink::failed(const Diagnostic &d) {
-  if (open_)
+  if (open_) {
     report(d.loc.line > 0 ? d.loc : loc_, "failed", &d);
+    return;
+  }
+  const auto named = std::find_if(held_.begin(), held_.end(), [&](auto &h) {
+    return h.first_line <= d.loc.line && d.loc.line <= h.last_line;
+  });
+  if (named == held_.end())
+    return;
+  JsonObject o;
+  o.text("table", named->table)
+      .number("first_line", static_cast<uint64_t>(named->first_line))
+      .number("last_line", static_cast<uint64_t>(named->last_line))
+      .text("status", "failed")
+      .number("exit_status", static_cast<uint64_t>(d.code))
+      .text("error", d.message);
+  out_ << o.str() << "\n" << std::flush;
 }
 
 void StatsSink::report(const Location &end, const char *status,

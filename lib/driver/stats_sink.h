@@ -7,6 +7,8 @@
 #include <chrono>
 #include <iosfwd>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "diag/stats.h"
 #include "fastrestore/diagnostic.h"
@@ -32,7 +34,11 @@ public:
   void append_basic(const BasicAppend &a) override;
   void commit(const Location &loc) override;
   // The input failed with `d` while a block was open (or in its COMMIT):
-  // with --stats=json, that block's object, status "failed".
+  // with --stats=json, that block's object, status "failed". When no
+  // block is open and held blocks were refused as they went together
+  // (--all-or-nothing, --coalesce), an object for the held block the
+  // error names: its table and lines, status "failed", and why (its
+  // costs were in its "held" object).
   void failed(const Diagnostic &d);
 
 private:
@@ -48,6 +54,11 @@ private:
   PhaseStats before_;
   double writer_s_ = 0; // time inside the writer (batch and kernel)
   std::chrono::steady_clock::time_point start_;
+  struct Held {
+    std::string table;
+    int first_line, last_line;
+  };
+  std::vector<Held> held_; // the blocks reported "held", in order
 };
 
 // The process's peak resident set size, in KiB (getrusage).

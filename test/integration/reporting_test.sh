@@ -3,7 +3,8 @@
 # network namespace: --stats=json prints one JSON object a COMMIT on
 # standard error (table, lines, status, rules, bytes, each phase's time),
 # also for the block that fails (status "failed", with the exit status and
-# the error), and "held" or "tested" for blocks sent later or not at all;
+# the error, also when the kernel refuses blocks held to go together), and
+# "held" or "tested" for blocks sent later or not at all;
 # diff --json prints the changes as one JSON object (chains, policies,
 # rules with their chain and position; an error as JSON too), with diff's
 # exit statuses; a load that takes over a second shows a progress line on
@@ -42,6 +43,13 @@ unshare -n "$fr" --stats=json --test "$tmp/good.rules" 2> "$tmp/stats"
 check "--stats=json --test: tested" json "$tmp/stats" 'all(o["status"] == "tested" for o in objs)'
 unshare -n "$fr" --stats=json --all-or-nothing "$tmp/good.rules" 2> "$tmp/stats"
 check "--stats=json --all-or-nothing: held" json "$tmp/stats" 'all(o["status"] == "held" for o in objs)'
+# The kernel refuses the held group: the block its error names fails.
+printf '*filter\n-A INPUT -j ACCEPT\nCOMMIT\n*mangle\n-A INPUT -j MASQUERADE\nCOMMIT\n' > "$tmp/refused.rules"
+unshare -n "$fr" --stats=json --all-or-nothing "$tmp/refused.rules" 2> "$tmp/stats"
+st=$?
+check "--stats=json --all-or-nothing, refused by the kernel: status 4 ($st)" test $st = 4
+check "--stats=json --all-or-nothing, refused by the kernel: the block it names failed" json "$tmp/stats" \
+  '[o["status"] for o in objs] == ["held", "held", "failed"] and objs[2]["table"] == "mangle" and objs[2]["first_line"] == 4 and objs[2]["exit_status"] == 4 and "nothing was changed" in objs[2]["error"]'
 unshare -n "$fr" --stats=json --incremental "$tmp/good.rules" 2> "$tmp/stats"
 check "--stats=json --incremental: how the block went" json "$tmp/stats" \
   'objs[0]["incremental"] in ("changes", "replacement", "nothing") and "added" in objs[0]'
