@@ -65,8 +65,16 @@ void Incremental::begin_journal(bool on) {
 // do: its lines known, and the whole block's hash made as they go.
 void Incremental::load_record(uint32_t generation) {
   loaded_generation_ = generation;
+  if (!journal_state_)
+    return;
+  // (A command's chain and rule are found by name with it too:
+  // recorded_chain, recorded_rule.)
+  const auto &chains = journal_state_->chains;
+  journal_chains_ = HashIndex(chains.size());
+  for (uint32_t c = 0; c < chains.size(); ++c)
+    journal_chains_.put(hash64(chains[c].name), c);
   // (--optimize parses every line: its sink takes none unparsed.)
-  if (!journal_state_ || cfg_.family == Family::bridge || cfg_.optimize)
+  if (cfg_.family == Family::bridge || cfg_.optimize)
     return;
   if (journal_state_->fingerprint != fingerprint()) {
     want_fingerprint_current_ = false;
@@ -79,14 +87,10 @@ void Incremental::load_record(uint32_t generation) {
     speculating_ = true;
     speculation_ = Speculation{block_seed(), false};
   }
-  const auto &chains = journal_state_->chains;
   known_lines_ = HashIndex(journal_state_->rule_count());
   for (uint32_t c = 0; c < chains.size(); ++c)
     for (uint32_t r = 0; r < chains[c].rules.size(); ++r)
       known_lines_.put(chains[c].rules[r].line, c, r);
-  journal_chains_ = HashIndex(chains.size());
-  for (uint32_t c = 0; c < chains.size(); ++c)
-    journal_chains_.put(hash64(chains[c].name), c);
   declared_.assign(chains.size(), false);
   if (cfg_.noflush)
     emptied_.assign(chains.size(), false);

@@ -128,9 +128,9 @@ Incremental::recorded_chain(const std::string &name,
   // The loaded record's chain, or (deferred) that chain alone read.
   const StateChain *c = nullptr;
   if (journal_state_) {
-    for (const StateChain &x : journal_state_->chains)
-      if (x.name == name)
-        c = &x;
+    const uint32_t i = journal_chain(*journal_state_, name);
+    if (i != kNone)
+      c = &journal_state_->chains[i];
   } else if (deferred_) {
     const ChainRecord *one = deferred_chain(name);
     if (one != nullptr && one->chain)
@@ -179,14 +179,13 @@ Incremental::recorded_rule(const std::string &name,
     return r.key == keys.first || r.key == keys.second;
   };
   if (journal_state_) {
-    for (const StateChain &c : journal_state_->chains) {
-      if (c.name != name)
-        continue;
-      auto it = std::find_if(c.rules.begin(), c.rules.end(), wanted);
-      if (it != c.rules.end())
-        return it->handle;
-    }
-    return std::nullopt;
+    const uint32_t i = journal_chain(*journal_state_, name);
+    if (i == kNone)
+      return std::nullopt;
+    const auto &rules = journal_state_->chains[i].rules;
+    auto it = std::find_if(rules.begin(), rules.end(), wanted);
+    return it != rules.end() ? std::optional<uint64_t>(it->handle)
+                             : std::nullopt;
   }
   if (!deferred_)
     return std::nullopt;
