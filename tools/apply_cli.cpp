@@ -121,7 +121,7 @@ int apply_main(const Program &program, int argc, char **argv) {
      "namespace");
   // clang-format on
   po::variables_map vm;
-  if (!parse_subcommand(program, desc, argc, argv, "apply", vm))
+  if (!parse_subcommand(program, desc, {argv + 2, argv + argc}, "apply", vm))
     return 2;
   if (vm.count("help")) {
     std::cout

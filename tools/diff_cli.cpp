@@ -92,7 +92,7 @@ int diff_main(const Program &program, int argc, char **argv) {
      "(the journal, or a copy of the tables)");
   // clang-format on
   po::variables_map vm;
-  if (!parse_subcommand(program, desc, argc, argv, "diff", vm))
+  if (!parse_subcommand(program, desc, {argv + 2, argv + argc}, "diff", vm))
     return kTrouble;
   if (vm.count("help")) {
     std::cout << "Usage: fastrestore diff [-4|-6|--bridge] [--legacy] [-n] "

@@ -266,10 +266,25 @@ int command_line_error(const Program &p, const std::string &message,
   return 1;
 }
 
+bool parse_words(
+    const Program &p, const std::vector<std::string> &args,
+    const boost::program_options::options_description &options,
+    const boost::program_options::positional_options_description &positional,
+    boost::program_options::variables_map &vm, const std::string &sub) {
+  namespace po = boost::program_options;
+  try {
+    vm = parse_command_line(args, options, positional);
+  } catch (const po::error &e) {
+    command_line_error(p, e, options, args, sub);
+    return false;
+  }
+  return true;
+}
+
 bool parse_subcommand(
     const Program &p,
-    const boost::program_options::options_description &options, int argc,
-    char **argv, const std::string &sub,
+    const boost::program_options::options_description &options,
+    const std::vector<std::string> &args, const std::string &sub,
     boost::program_options::variables_map &vm) {
   namespace po = boost::program_options;
   po::options_description hidden;
@@ -278,14 +293,7 @@ bool parse_subcommand(
   all.add(options).add(hidden);
   po::positional_options_description pos;
   pos.add("file", 1);
-  const std::vector<std::string> args(argv + 2, argv + argc);
-  try {
-    vm = parse_command_line(args, all, pos);
-  } catch (const po::error &e) {
-    command_line_error(p, e, all, args, sub);
-    return false;
-  }
-  return true;
+  return parse_words(p, args, all, pos, vm, sub);
 }
 
 } // namespace fastrestore

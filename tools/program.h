@@ -69,13 +69,21 @@ int command_line_error(const Program &p, const boost::program_options::error &e,
 int command_line_error(const Program &p, const std::string &message,
                        const std::string &sub = "");
 
-// A subcommand's words (argv[2] on) parsed with `options` and at most one
-// positional FILE (vm["file"]); false after the error is printed as
-// command_line_error prints it for `sub`.
+// `args` (the words after the program's or subcommand's name) parsed with
+// `options` and `positional`; false after the error is printed as
+// command_line_error prints it for `sub` (exit status 1).
+bool parse_words(
+    const Program &p, const std::vector<std::string> &args,
+    const boost::program_options::options_description &options,
+    const boost::program_options::positional_options_description &positional,
+    boost::program_options::variables_map &vm, const std::string &sub);
+
+// The same for a subcommand that takes `options` and at most one
+// positional FILE (vm["file"]).
 bool parse_subcommand(
     const Program &p,
-    const boost::program_options::options_description &options, int argc,
-    char **argv, const std::string &sub,
+    const boost::program_options::options_description &options,
+    const std::vector<std::string> &args, const std::string &sub,
     boost::program_options::variables_map &vm);
 
 } // namespace fastrestore

@@ -66,22 +66,6 @@ bool take_common(const Program &program, const po::variables_map &vm,
   return true;
 }
 
-// Parses argv (argv[0] is the program or the subcommand); false after
-// printing the error, with its exit status in rc.
-bool parse(const Program &program, int argc, char **argv,
-           po::options_description &desc,
-           po::positional_options_description &pos, po::variables_map &vm,
-           const char *cmd, int &rc) {
-  const std::vector<std::string> args(argv + 1, argv + argc);
-  try {
-    vm = parse_command_line(args, desc, pos);
-  } catch (const po::error &e) {
-    rc = command_line_error(program, e, desc, args, cmd);
-    return false;
-  }
-  return true;
-}
-
 // The text save (iptables-save's output) to stdout, or to FILE with -f.
 int text_save_main(const po::variables_map &vm, const snapshot::Options &opts) {
   TextSaveOptions t;
@@ -131,9 +115,8 @@ int save_main(const Program &program, int argc, char **argv) {
     all.add(hidden);
   po::positional_options_description pos;
   po::variables_map vm;
-  int rc = 0;
-  if (!parse(program, argc, argv, all, pos, vm, "save", rc))
-    return rc;
+  if (!parse_words(program, {argv + 1, argv + argc}, all, pos, vm, "save"))
+    return 1;
   if (vm.count("help")) {
     std::cout << "Usage: fastrestore save [-4|-6|--bridge] [--legacy] [-c] "
                  "[-t table] [-f FILE] [--expand]\n"
@@ -190,16 +173,10 @@ int commit_main(const Program &program, int argc, char **argv) {
     ("version,V", "print the version and the backend (as --legacy or "
      "--backend says) and exit");
   // clang-format on
-  po::options_description hidden;
-  hidden.add_options()("file", po::value<std::string>());
-  po::options_description all;
-  all.add(desc).add(hidden);
-  po::positional_options_description pos;
-  pos.add("file", 1);
   po::variables_map vm;
-  int rc = 0;
-  if (!parse(program, argc, argv, all, pos, vm, "commit", rc))
-    return rc;
+  // (argv[0] is "commit".)
+  if (!parse_subcommand(program, desc, {argv + 1, argv + argc}, "commit", vm))
+    return 1;
   if (vm.count("help")) {
     std::cout << "Usage: fastrestore commit FILE [-t] [-4|-6|--bridge] "
                  "[--legacy]\n"
