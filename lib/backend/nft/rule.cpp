@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <netinet/ip.h>
 #include <netinet/ip6.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 
 #include <cstdio> // libnftnl headers need FILE
@@ -249,13 +250,21 @@ std::string rule_message(const Rule &rule, Family family,
   // the last message wrote is zeroed again: libmnl leaves an attribute's
   // padding as the memory was, and a rule's key by its message's bytes
   // (a journal record's) hashes the padding inside its expressions.
-  // (calloc: memory the kernel gives is zero already, and a page is
-  // only backed once a message reaches it: a single command touches
-  // one, not the buffer's 256.)
-  static thread_local std::unique_ptr<char, decltype(&std::free)> buf(
-      static_cast<char *>(std::calloc(1, 1 << 20)), &std::free);
-  if (buf == nullptr)
-    throw std::bad_alloc();
+  // (A mapping of its own: the kernel's pages are zero already, and a
+  // page is only backed once a message reaches it, so a single command
+  // touches one, not the buffer's 256. From the heap, calloc clears all
+  // of it where the restore's heap keeps such blocks: process_heap.h.)
+  constexpr size_t kSize = 1 << 20;
+  struct Unmap {
+    void operator()(char *p) const { munmap(p, kSize); }
+  };
+  static thread_local std::unique_ptr<char, Unmap> buf([] {
+    void *p = mmap(nullptr, kSize, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+      throw std::bad_alloc();
+    return static_cast<char *>(p);
+  }());
   static thread_local size_t written = 0;
   std::memset(buf.get(), 0, written);
   nlmsghdr *nlh =
