@@ -121,6 +121,11 @@ private:
 // ms at most.
 void destroy_unused(const std::set<std::string> &keep, bool ipv6);
 
+// Whether a set of fastrestore's exists: the kernel's list of set names,
+// asked over netlink without libipset; nullopt when it does not answer
+// so (libipset is asked then).
+std::optional<bool> any_owned_set();
+
 // After a load without --optimize: fastrestore's sets that no rule uses
 // any more (their rules replaced) destroyed, under the Lock. Nothing is
 // asked of the kernel when it has no ipset support loaded.

@@ -10,6 +10,8 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <libmnl/libmnl.h>
+#include <linux/netfilter/nfnetlink.h>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -456,10 +458,64 @@ void destroy_unused(const std::set<std::string> &keep, bool ipv6) {
   }
 }
 
+std::optional<bool> any_owned_set() {
+  using Socket = std::unique_ptr<mnl_socket, decltype(&mnl_socket_close)>;
+  Socket nl(mnl_socket_open(NETLINK_NETFILTER), &mnl_socket_close);
+  if (nl == nullptr || mnl_socket_bind(nl.get(), 0, MNL_SOCKET_AUTOPID) < 0)
+    return std::nullopt;
+  // The names alone, as `ipset list -name` asks for them.
+  std::vector<char> buf(1 << 16);
+  nlmsghdr *nlh = mnl_nlmsg_put_header(buf.data());
+  nlh->nlmsg_type = (NFNL_SUBSYS_IPSET << 8) | IPSET_CMD_LIST;
+  nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_DUMP;
+  const uint32_t seq = 1;
+  nlh->nlmsg_seq = seq;
+  auto *nfg = static_cast<nfgenmsg *>(
+      mnl_nlmsg_put_extra_header(nlh, sizeof(nfgenmsg)));
+  nfg->nfgen_family = AF_INET;
+  nfg->version = NFNETLINK_V0;
+  nfg->res_id = 0;
+  mnl_attr_put_u8(nlh, IPSET_ATTR_PROTOCOL, IPSET_PROTOCOL);
+  mnl_attr_put_u32(nlh, IPSET_ATTR_FLAGS | NLA_F_NET_BYTEORDER,
+                   htonl(IPSET_FLAG_LIST_SETNAME));
+  if (mnl_socket_sendto(nl.get(), nlh, nlh->nlmsg_len) < 0)
+    return std::nullopt;
+  const uint32_t portid = mnl_socket_get_portid(nl.get());
+  bool found = false;
+  auto on_set = [](const nlmsghdr *m, void *data) {
+    mnl_attr_parse(
+        m, sizeof(nfgenmsg),
+        [](const nlattr *a, void *found) {
+          if ((mnl_attr_get_type(a) & NLA_TYPE_MASK) == IPSET_ATTR_SETNAME &&
+              mnl_attr_validate(a, MNL_TYPE_NUL_STRING) >= 0 &&
+              owned(mnl_attr_get_str(a)))
+            *static_cast<bool *>(found) = true;
+          return MNL_CB_OK;
+        },
+        data);
+    return MNL_CB_OK;
+  };
+  for (;;) {
+    const ssize_t n = mnl_socket_recvfrom(nl.get(), buf.data(), buf.size());
+    if (n <= 0)
+      return std::nullopt;
+    const int ret = mnl_cb_run(buf.data(), static_cast<size_t>(n), seq, portid,
+                               on_set, &found);
+    if (ret == MNL_CB_STOP)
+      return found;
+    if (ret < 0)
+      return std::nullopt; // (an error: libipset asks again)
+  }
+}
+
 void tidy(bool ipv6) {
   // (ip_set, built in or loaded, is in /sys/module: without it no set
   // exists, and asking would load the module.)
   if (access("/sys/module/ip_set", F_OK) != 0)
+    return;
+  // The kernel asked directly first: most loads find no set of
+  // fastrestore's, and then need no libipset (nor its start).
+  if (any_owned_set() == std::optional<bool>(false))
     return;
   std::string error;
   const auto names = set_names(&error);

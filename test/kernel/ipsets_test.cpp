@@ -205,7 +205,9 @@ TEST_CASE("ipsets: members read back, their digest, the sets' sizes; unused "
     ipset::destroy_unused({spec.name}, false);
   }
   CHECK(names() == std::vector<std::string>{spec.name, "mine"});
+  CHECK(ipset::any_owned_set() == std::optional<bool>(true));
   ipset::tidy(false);
   CHECK(names() == std::vector<std::string>{"mine"});
+  CHECK(ipset::any_owned_set() == std::optional<bool>(false));
   REQUIRE_FALSE(ipset::run_commands({"destroy mine"}));
 }
