@@ -25,6 +25,7 @@
 
 #include "ipset/address_less.h"
 #include "sys/hash64.h"
+#include "sys/nfnl_header.h"
 #include "sys/shared_library.h"
 
 namespace fastrestore::ipset {
@@ -465,16 +466,10 @@ std::optional<bool> any_owned_set() {
     return std::nullopt;
   // The names alone, as `ipset list -name` asks for them.
   std::vector<char> buf(1 << 16);
-  nlmsghdr *nlh = mnl_nlmsg_put_header(buf.data());
-  nlh->nlmsg_type = (NFNL_SUBSYS_IPSET << 8) | IPSET_CMD_LIST;
-  nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_DUMP;
   const uint32_t seq = 1;
-  nlh->nlmsg_seq = seq;
-  auto *nfg = static_cast<nfgenmsg *>(
-      mnl_nlmsg_put_extra_header(nlh, sizeof(nfgenmsg)));
-  nfg->nfgen_family = AF_INET;
-  nfg->version = NFNETLINK_V0;
-  nfg->res_id = 0;
+  nlmsghdr *nlh =
+      put_nfnl_header(buf.data(), (NFNL_SUBSYS_IPSET << 8) | IPSET_CMD_LIST,
+                      NLM_F_ACK | NLM_F_DUMP, seq, AF_INET);
   mnl_attr_put_u8(nlh, IPSET_ATTR_PROTOCOL, IPSET_PROTOCOL);
   mnl_attr_put_u32(nlh, IPSET_ATTR_FLAGS | NLA_F_NET_BYTEORDER,
                    htonl(IPSET_FLAG_LIST_SETNAME));

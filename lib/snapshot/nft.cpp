@@ -25,6 +25,7 @@
 #include "nft/nft_dumper.h"
 #include "nft/nft_transport.h"
 #include "snapshot.h"
+#include "sys/nfnl_header.h"
 
 namespace fastrestore::snapshot {
 namespace {
@@ -226,16 +227,7 @@ nlmsghdr *put_header(std::vector<char> &buf, uint16_t type, uint16_t flags,
                      uint32_t seq, uint8_t family, uint16_t res_id) {
   size_t at = buf.size();
   buf.resize(at + MNL_SOCKET_BUFFER_SIZE);
-  nlmsghdr *nlh = mnl_nlmsg_put_header(buf.data() + at);
-  nlh->nlmsg_type = type;
-  nlh->nlmsg_flags = NLM_F_REQUEST | flags;
-  nlh->nlmsg_seq = seq;
-  auto *nfg = static_cast<nfgenmsg *>(
-      mnl_nlmsg_put_extra_header(nlh, sizeof(nfgenmsg)));
-  nfg->nfgen_family = family;
-  nfg->version = NFNETLINK_V0;
-  nfg->res_id = htons(res_id);
-  return nlh;
+  return put_nfnl_header(buf.data() + at, type, flags, seq, family, res_id);
 }
 
 void seal(std::vector<char> &buf, const nlmsghdr *nlh) {

@@ -14,6 +14,7 @@
 #include <string>
 #include <tuple>
 
+#include "sys/nfnl_header.h"
 #include "xtables/revision_probe.h"
 
 namespace fastrestore {
@@ -61,15 +62,9 @@ private:
         return fail(name, rev);
     }
     char buf[MNL_SOCKET_BUFFER_SIZE];
-    nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-    nlh->nlmsg_type = (NFNL_SUBSYS_NFT_COMPAT << 8) | NFNL_MSG_COMPAT_GET;
-    nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-    nlh->nlmsg_seq = ++seq_;
-    auto *nfg = static_cast<nfgenmsg *>(
-        mnl_nlmsg_put_extra_header(nlh, sizeof(nfgenmsg)));
-    nfg->nfgen_family = pf;
-    nfg->version = NFNETLINK_V0;
-    nfg->res_id = 0;
+    nlmsghdr *nlh = put_nfnl_header(
+        buf, (NFNL_SUBSYS_NFT_COMPAT << 8) | NFNL_MSG_COMPAT_GET, NLM_F_ACK,
+        ++seq_, pf);
     mnl_attr_put_strz(nlh, NFTA_COMPAT_NAME, name);
     mnl_attr_put_u32(nlh, NFTA_COMPAT_REV, htonl(rev));
     mnl_attr_put_u32(nlh, NFTA_COMPAT_TYPE, htonl(type));
