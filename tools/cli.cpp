@@ -170,14 +170,6 @@ bool runs_one_command(const Program &program, int argc, char **argv) {
   return sub == "iptables" || sub == "ip6tables" || sub == "ebtables";
 }
 
-#if defined(__SANITIZE_ADDRESS__)
-#define FR_CHECKS_LEAKS 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define FR_CHECKS_LEAKS 1
-#endif
-#endif
-
 // A single command's process ends as soon as its output is out: what is
 // left to free (the C++ runtime's locales and streams, buffers kept for
 // reuse, sockets) goes with the process, and freeing it piece by piece
@@ -187,11 +179,9 @@ bool runs_one_command(const Program &program, int argc, char **argv) {
   std::cout.flush();
   std::cerr.flush();
   std::fflush(nullptr);
-#ifndef FR_CHECKS_LEAKS
-  _exit(status);
-#else
+  if (!exit_checks_leaks())
+    _exit(status);
   std::exit(status);
-#endif
 }
 
 } // namespace

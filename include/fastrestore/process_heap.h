@@ -35,6 +35,10 @@ void use_huge_pages_for_heap();
 // fuzzers, which run many restores in one process, free as usual.
 bool exit_frees_heap();
 
+// Whether the process's exit runs a leak check (AddressSanitizer's), so
+// that what a process leaves to its exit must still be freed first.
+bool exit_checks_leaks();
+
 // When exit_frees_heap(): `value` moved out into an object never
 // destroyed, so that the process's exit gives its memory back whole
 // (otherwise it stays for its owner to destroy). For a block's large

@@ -30,6 +30,14 @@ bool exit_frees_heap() {
   return one_restore;
 }
 
+bool exit_checks_leaks() {
+#if defined(FASTRESTORE_ASAN)
+  return true;
+#else
+  return false;
+#endif
+}
+
 void use_huge_pages_for_heap() {
 #if defined(FASTRESTORE_ASAN)
   return;
